@@ -1,0 +1,476 @@
+//! Micro-benchmark of `fastcopy_core::int`: ns per parsed value, per input class and width.
+//!
+//! ```text
+//! cargo run --release -p fastcopy-core --example int_bench [-- N_VALUES]
+//! ```
+//!
+//! Rows are input classes (canonical decimals of mixed lengths, short decimals, leading and
+//! trailing spaces, '+' sign, underscores, hex, long leading zeros, junk), columns are:
+//!
+//! - `pg16`, `pg15`: the library (`parse_iNN(s, Grammar::Pg16 / Pg15)`), inlined as in the loader.
+//! - `scalar`, `swar-pad`, `swar4`: alternative canonical fast paths (this file), each falling back
+//!   to the library for non-canonical input, so that the choice of the library's fast path (8-digit
+//!   SWAR chunks then a scalar tail) is measured rather than assumed. Only canonical rows matter.
+//! - `pg-style`: a stand-in for the server's `pg_strtointNN_safe`: the same algorithm (a leading
+//!   '-' fast loop with an overflow test per digit over a NUL-terminated string, restart in a
+//!   general loop otherwise), out of line like a call through fmgr. It is an estimate: the real
+//!   comparison against the server is done elsewhere.
+//!
+//! Each cell is the best of several passes over N values (default 1M) laid out as one buffer of
+//! NUL-terminated fields, like a COPY buffer.
+
+use fastcopy_core::int::{Grammar, IntError, parse_i16, parse_i32, parse_i64};
+use std::hint::black_box;
+use std::time::Instant;
+
+// ---------------------------------------------------------------- data
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        // xorshift64*
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+    }
+    fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+}
+
+/// A random magnitude with a uniformly chosen number of digits in `1..=max_digits`, at most `max`.
+fn mixed_len(r: &mut Rng, max_digits: u32, max: u64) -> u64 {
+    let d = 1 + r.below(max_digits as u64) as u32;
+    let lo = if d == 1 { 0 } else { 10u64.pow(d - 1) };
+    let hi = 10u64.saturating_pow(d).min(max.saturating_add(1));
+    lo + r.below(hi - lo)
+}
+
+fn signed(r: &mut Rng, mag: u64) -> String {
+    if mag != 0 && r.below(4) == 0 { format!("-{mag}") } else { mag.to_string() }
+}
+
+fn with_underscores(digits: &str) -> String {
+    let mut out = String::new();
+    let n = digits.len();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (n - i) % 3 == 0 {
+            out.push('_');
+        }
+        out.push(c);
+    }
+    out
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Width {
+    W16,
+    W32,
+    W64,
+}
+
+impl Width {
+    fn digits(self) -> u32 {
+        match self {
+            Width::W16 => 5,
+            Width::W32 => 10,
+            Width::W64 => 19,
+        }
+    }
+    fn max(self) -> u64 {
+        match self {
+            Width::W16 => i16::MAX as u64,
+            Width::W32 => i32::MAX as u64,
+            Width::W64 => i64::MAX as u64,
+        }
+    }
+    fn name(self) -> &'static str {
+        match self {
+            Width::W16 => "i16",
+            Width::W32 => "i32",
+            Width::W64 => "i64",
+        }
+    }
+}
+
+const CLASSES: [&str; 9] = [
+    "canonical mixed-len",
+    "canonical 1-4 digits",
+    "canonical max-len",
+    "leading/trailing sp",
+    "'+' sign",
+    "underscores (pg16)",
+    "hex 0x (pg16)",
+    "20 leading zeros",
+    "junk (invalid)",
+];
+
+fn field(class: usize, w: Width, r: &mut Rng) -> String {
+    let mag = mixed_len(r, w.digits(), w.max());
+    match class {
+        0 => signed(r, mag),
+        1 => {
+            let m = mixed_len(r, 4, w.max());
+            signed(r, m)
+        }
+        2 => {
+            let lo = 10u64.pow(w.digits() - 1);
+            let m = lo + r.below(w.max() - lo);
+            signed(r, m)
+        }
+        3 => format!("  {}  ", signed(r, mag)),
+        4 => format!("+{mag}"),
+        5 => {
+            let s = with_underscores(&mag.to_string());
+            if r.below(4) == 0 { format!("-{s}") } else { s }
+        }
+        6 => format!("0x{mag:X}"),
+        7 => format!("{}{}", "0".repeat(20), mag),
+        8 => format!("{mag}x"),
+        _ => unreachable!(),
+    }
+}
+
+struct Data {
+    buf: Vec<u8>,
+    fields: Vec<(usize, usize)>,
+}
+
+fn data(class: usize, w: Width, n: usize, seed: u64) -> Data {
+    let mut r = Rng(seed | 1);
+    let mut buf = Vec::new();
+    let mut fields = Vec::with_capacity(n);
+    for _ in 0..n {
+        let s = field(class, w, &mut r);
+        fields.push((buf.len(), s.len()));
+        buf.extend_from_slice(s.as_bytes());
+        buf.push(0);
+    }
+    Data { buf, fields }
+}
+
+// ---------------------------------------------------------------- alternative fast paths
+
+/// Canonical `-?[0-9]{1,D}` only, one digit per step.
+#[inline(always)]
+fn alt_scalar<const D: usize>(s: &[u8]) -> Option<(bool, u64)> {
+    let (neg, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > D {
+        return None;
+    }
+    let mut acc = 0u64;
+    for &b in digits {
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 {
+            return None;
+        }
+        acc = acc * 10 + d as u64;
+    }
+    Some((neg, acc))
+}
+
+#[inline(always)]
+fn all_digits8(v: u64) -> bool {
+    const HI: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    (v & HI) | ((v.wrapping_add(0x0606_0606_0606_0606) & HI) >> 4) == 0x3333_3333_3333_3333
+}
+
+#[inline(always)]
+fn value8(v: u64) -> u64 {
+    let v = v - 0x3030_3030_3030_3030;
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    let a = (v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32));
+    let b = ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32));
+    a.wrapping_add(b) >> 32
+}
+
+/// 8-digit SWAR chunks, and the short tail left-padded with '0' to 8 bytes for one more SWAR.
+#[inline(always)]
+fn alt_swar_pad<const D: usize>(s: &[u8]) -> Option<(bool, u64)> {
+    let (neg, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > D {
+        return None;
+    }
+    let mut acc = 0u64;
+    let mut rest = digits;
+    while let Some((chunk, tail)) = rest.split_first_chunk::<8>() {
+        let v = u64::from_le_bytes(*chunk);
+        if !all_digits8(v) {
+            return None;
+        }
+        acc = acc * 100_000_000 + value8(v);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        let mut b = [b'0'; 8];
+        b[8 - rest.len()..].copy_from_slice(rest);
+        let v = u64::from_le_bytes(b);
+        if !all_digits8(v) {
+            return None;
+        }
+        acc = acc * 10u64.pow(rest.len() as u32) + value8(v);
+    }
+    Some((neg, acc))
+}
+
+#[inline(always)]
+fn all_digits4(v: u32) -> bool {
+    const HI: u32 = 0xF0F0_F0F0;
+    (v & HI) | ((v.wrapping_add(0x0606_0606) & HI) >> 4) == 0x3333_3333
+}
+
+#[inline(always)]
+fn value4(v: u32) -> u64 {
+    let v = v - 0x3030_3030;
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8); // lanes: d0d1 in byte 0, d2d3 in byte 2
+    ((v & 0xFF) * 100 + ((v >> 16) & 0xFF)) as u64
+}
+
+/// 4-digit SWAR chunks (u32) then a scalar tail.
+#[inline(always)]
+fn alt_swar4<const D: usize>(s: &[u8]) -> Option<(bool, u64)> {
+    let (neg, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    if digits.is_empty() || digits.len() > D {
+        return None;
+    }
+    let mut acc = 0u64;
+    let mut rest = digits;
+    while let Some((chunk, tail)) = rest.split_first_chunk::<4>() {
+        let v = u32::from_le_bytes(*chunk);
+        if !all_digits4(v) {
+            return None;
+        }
+        acc = acc * 10_000 + value4(v);
+        rest = tail;
+    }
+    for &b in rest {
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 {
+            return None;
+        }
+        acc = acc * 10 + d as u64;
+    }
+    Some((neg, acc))
+}
+
+#[inline(always)]
+fn finish(neg: bool, mag: u64, max: u64) -> Result<i64, IntError> {
+    if mag > max + neg as u64 {
+        return Err(IntError::OutOfRange);
+    }
+    let v = mag as i64;
+    Ok(if neg { v.wrapping_neg() } else { v })
+}
+
+// ---------------------------------------------------------------- server-style stand-in
+
+/// The server's algorithm shape over a NUL-terminated string: '-'? then digits with an overflow
+/// test per digit and a NUL at the end, else a restart through a general loop (spaces, sign,
+/// prefix, underscores). Returns the value or an error; out of line like an fmgr call.
+#[inline(never)]
+fn pg_style(s: &[u8], mag: u64) -> Result<i64, IntError> {
+    // `s` runs to the end of the buffer; the field ends at its NUL. Unchecked reads, as in C:
+    // every field in the buffer is NUL-terminated, so no read passes the NUL.
+    let p = s.as_ptr();
+    let at = |i: usize| unsafe { *p.add(i) };
+    let mut i = 0;
+    let mut neg = false;
+    let mut tmp: u64;
+    if at(0) == b'-' {
+        neg = true;
+        i = 1;
+    }
+    let d = at(i).wrapping_sub(b'0');
+    if d < 10 {
+        tmp = d as u64;
+        i += 1;
+        loop {
+            let d = at(i).wrapping_sub(b'0');
+            if d >= 10 {
+                break;
+            }
+            i += 1;
+            if tmp > mag / 10 {
+                return Err(IntError::OutOfRange);
+            }
+            tmp = tmp * 10 + d as u64;
+        }
+        if at(i) == 0 {
+            return finish(neg, tmp, mag - 1);
+        }
+    }
+    // slow path
+    let sp = |b: u8| b == b' ' || (b'\t'..=b'\r').contains(&b);
+    tmp = 0;
+    i = 0;
+    while sp(at(i)) {
+        i += 1;
+    }
+    if at(i) == b'-' {
+        neg = true;
+        i += 1;
+    } else if at(i) == b'+' {
+        i += 1;
+    }
+    let base: u64 = match (at(i), at(i + 1)) {
+        (b'0', b'x' | b'X') => 16,
+        (b'0', b'o' | b'O') => 8,
+        (b'0', b'b' | b'B') => 2,
+        _ => 10,
+    };
+    if base != 10 {
+        i += 2;
+    }
+    let first = i;
+    let dig = |b: u8| -> Option<u64> {
+        let d = (b as char).to_digit(16)? as u64;
+        (d < base).then_some(d)
+    };
+    loop {
+        let b = at(i);
+        if let Some(d) = dig(b) {
+            if tmp > mag / base {
+                return Err(IntError::OutOfRange);
+            }
+            tmp = tmp * base + d;
+            i += 1;
+        } else if b == b'_' {
+            if base == 10 && i == first {
+                return Err(IntError::InvalidSyntax);
+            }
+            i += 1;
+            if at(i) == 0 || dig(at(i)).is_none() {
+                return Err(IntError::InvalidSyntax);
+            }
+        } else {
+            break;
+        }
+    }
+    if i == first {
+        return Err(IntError::InvalidSyntax);
+    }
+    while sp(at(i)) {
+        i += 1;
+    }
+    if at(i) != 0 {
+        return Err(IntError::InvalidSyntax);
+    }
+    finish(neg, tmp, mag - 1)
+}
+
+// ---------------------------------------------------------------- harness
+
+const IMPLS: [&str; 7] = ["pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "empty"];
+
+fn fold(acc: u64, r: Result<i64, IntError>) -> u64 {
+    acc.wrapping_add(match r {
+        Ok(v) => v as u64,
+        Err(IntError::InvalidSyntax) => 1,
+        Err(IntError::OutOfRange) => 2,
+    })
+}
+
+/// Runs `f` over every field once; returns a checksum.
+#[inline(always)]
+fn pass(d: &Data, f: impl Fn(&[u8], &[u8]) -> Result<i64, IntError>) -> u64 {
+    let mut acc = 0u64;
+    for &(start, len) in &d.fields {
+        let field = black_box(&d.buf[start..start + len]);
+        let tail = black_box(&d.buf[start..]);
+        acc = fold(acc, f(field, tail));
+    }
+    acc
+}
+
+macro_rules! via_alt {
+    ($alt:ident, $d:literal, $parse:ident, $max:expr) => {
+        |s: &[u8], _: &[u8]| match $alt::<$d>(s) {
+            Some((neg, mag)) => finish(neg, mag, $max),
+            None => $parse(s, Grammar::Pg16).map(i64::from),
+        }
+    };
+}
+
+fn run(d: &Data, w: Width, imp: usize) -> u64 {
+    match (w, imp) {
+        (Width::W16, 0) => pass(d, |s, _| parse_i16(s, Grammar::Pg16).map(i64::from)),
+        (Width::W16, 1) => pass(d, |s, _| parse_i16(s, Grammar::Pg15).map(i64::from)),
+        (Width::W16, 2) => pass(d, via_alt!(alt_scalar, 5, parse_i16, i16::MAX as u64)),
+        (Width::W16, 3) => pass(d, via_alt!(alt_swar_pad, 5, parse_i16, i16::MAX as u64)),
+        (Width::W16, 4) => pass(d, via_alt!(alt_swar4, 5, parse_i16, i16::MAX as u64)),
+        (_, 6) => pass(d, |s, _| Ok(s.len() as i64)),
+        (Width::W16, _) => pass(d, |_, t| pg_style(t, 1 << 15)),
+        (Width::W32, 0) => pass(d, |s, _| parse_i32(s, Grammar::Pg16).map(i64::from)),
+        (Width::W32, 1) => pass(d, |s, _| parse_i32(s, Grammar::Pg15).map(i64::from)),
+        (Width::W32, 2) => pass(d, via_alt!(alt_scalar, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, 3) => pass(d, via_alt!(alt_swar_pad, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, 4) => pass(d, via_alt!(alt_swar4, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, _) => pass(d, |_, t| pg_style(t, 1 << 31)),
+        (Width::W64, 0) => pass(d, |s, _| parse_i64(s, Grammar::Pg16)),
+        (Width::W64, 1) => pass(d, |s, _| parse_i64(s, Grammar::Pg15)),
+        (Width::W64, 2) => pass(d, via_alt!(alt_scalar, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, 3) => pass(d, via_alt!(alt_swar_pad, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, 4) => pass(d, via_alt!(alt_swar4, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, _) => pass(d, |_, t| pg_style(t, 1 << 63)),
+    }
+}
+
+fn main() {
+    let n: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(1 << 20);
+    let width_filter = std::env::args().nth(2).unwrap_or_default();
+    let class_filter = std::env::args().nth(3).unwrap_or_default();
+    let reps = 7;
+    println!("ns/value, best of {reps} passes over {n} values; lower is better");
+    for w in [Width::W16, Width::W32, Width::W64] {
+        if !w.name().contains(width_filter.as_str()) {
+            continue;
+        }
+        println!();
+        print!("{:<26}", w.name());
+        for name in IMPLS {
+            print!("{name:>10}");
+        }
+        println!("{:>10}", "style/pg16");
+        for (c, cname) in CLASSES.iter().enumerate() {
+            if !cname.contains(class_filter.as_str()) {
+                continue;
+            }
+            let d = data(c, w, n, 0x9E37_79B9_7F4A_7C15 ^ (c as u64) << 8 ^ w.digits() as u64);
+            print!("{cname:<26}");
+            let mut res = [0f64; IMPLS.len()];
+            let mut sums = [0u64; IMPLS.len()];
+            for (k, r) in res.iter_mut().enumerate() {
+                let mut best = f64::INFINITY;
+                for _ in 0..reps {
+                    let t = Instant::now();
+                    sums[k] = black_box(run(&d, w, k));
+                    best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                }
+                *r = best;
+                print!("{best:>10.2}");
+            }
+            println!("{:>9.2}x", res[5] / res[0]);
+            // every implementation must agree with the library under the same grammar
+            let pg15_differs = sums[1] != sums[0];
+            for k in 2..6 {
+                assert_eq!(sums[k], sums[0], "{} disagrees on {cname} {}", IMPLS[k], w.name());
+            }
+            if pg15_differs && !cname.contains("pg16") {
+                panic!("pg15 disagrees with pg16 on {cname}");
+            }
+        }
+    }
+}

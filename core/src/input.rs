@@ -1,0 +1,1 @@
+//! COPY input readers (placeholder, being written).

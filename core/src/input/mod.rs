@@ -1,0 +1,764 @@
+//! COPY FROM input readers: chunked reading, UTF-8 verification, and the text-format and CSV
+//! row splitters, with the exact results and errors of PostgreSQL 15, 16 and 17
+//! (`src/backend/commands/copyfromparse.c`: `CopyLoadInputBuf`/`CopyConvertBuf`,
+//! `CopyReadLineText`, `CopyReadAttributesText`, `CopyReadAttributesCSV`).
+//!
+//! # Pipeline
+//!
+//! [`RowReader`] pulls chunks from any [`std::io::Read`] into one growable buffer (never the
+//! whole input: a chunk plus the unfinished row), verifies each new chunk as UTF-8 (the server
+//! encoding; NUL bytes are invalid too), and then, per row, works in two passes like the server:
+//!
+//! 1. **Line scan** (`CopyReadLine`): find where the row ends (`\n`, `\r` or `\r\n`, the first
+//!    row's ending fixing the style), the `\.` end-of-data marker, and in CSV quoted newlines.
+//!    This is where the "literal newline/carriage return", end-marker and raw-encoding errors
+//!    come from. Runs of ordinary bytes are skipped with `memchr`; only the few special bytes
+//!    go through a port of the server's per-character state machine.
+//! 2. **Field split** (`CopyReadAttributes*`): cut the line into fields, compare each *raw*
+//!    field with the NULL and DEFAULT markers, de-escape, check de-escaped bytes.
+//!    A line without any backslash (text) or quote character (CSV) takes a fast path: the line
+//!    is copied once into the [`Row`] buffer and each delimiter is overwritten by a NUL.
+//!
+//! # Invariant for the type input functions
+//!
+//! Every [`Field::Value`] slice returned by [`Row::field`] is immediately followed, in the row's
+//! own buffer, by a `0` byte, so `bytes.as_ptr()` is a valid NUL-terminated C string whose
+//! `strlen` is `bytes.len()`: a value never contains a NUL byte. (Raw NUL bytes are invalid
+//! UTF-8 for the server, and a NUL produced by de-escaping — text `\000`, `\x00` — makes the
+//! server raise `invalid byte sequence for encoding "UTF8": 0x00`, as it runs `pg_verifymbstr`
+//! on any field in which an escape produced a NUL or a high-bit byte; so does this reader.)
+//!
+//! # Line numbers
+//!
+//! [`Row::line_no`] and [`InputError::line`] are the server's `cur_lineno`: incremented once
+//! before each row is read (the header row included), plus, in CSV, once per newline inside a
+//! quoted field, counted the server's way: `\n` once the file's line ending is known to be
+//! `\n`, otherwise `\r` (so on the first row, before any line ending was seen, quoted `\n`s
+//! are not counted, exactly like the server).
+//!
+//! # Version differences (15, 16, 17)
+//!
+//! Line splitting, escapes, the end marker and encoding verification behave identically in
+//! the latest 15, 16 and 17 releases (checked against 15.19, 16.15 and 17.11 servers); the
+//! `DEFAULT` marker only exists from 16 (the server rejects the option before reading data,
+//! so `Options::default` is honoured whatever `server_major` says). `server_major` is kept so
+//! that a future version difference has a place to go.
+
+mod csv;
+mod text;
+
+use std::borrow::Cow;
+use std::fmt;
+use std::io::{self, Read};
+
+/// COPY's data formats handled here (binary is not).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Format {
+    Text,
+    Csv,
+}
+
+/// COPY FROM options that affect reading and splitting rows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Options {
+    pub format: Format,
+    /// Field delimiter: text default `b'\t'`, CSV default `b','`.
+    pub delimiter: u8,
+    /// NULL marker, compared with the raw field: text default `\N`, CSV default empty.
+    pub null: Vec<u8>,
+    /// DEFAULT marker (PostgreSQL 16+), compared with the raw field; `None` if not given.
+    pub default: Option<Vec<u8>>,
+    /// CSV only: quote character, default `b'"'`.
+    pub quote: u8,
+    /// CSV only: escape character, default = `quote`.
+    pub escape: u8,
+    /// Skip the first row (a CSV header row may span several lines).
+    pub header: bool,
+    /// 15, 16 or 17: selects version-specific behaviour.
+    pub server_major: u32,
+}
+
+impl Options {
+    /// `COPY ... FROM ... (FORMAT text)` defaults, PostgreSQL 17.
+    pub fn text() -> Self {
+        Options {
+            format: Format::Text,
+            delimiter: b'\t',
+            null: b"\\N".to_vec(),
+            default: None,
+            quote: b'"',
+            escape: b'"',
+            header: false,
+            server_major: 17,
+        }
+    }
+
+    /// `COPY ... FROM ... (FORMAT csv)` defaults, PostgreSQL 17.
+    pub fn csv() -> Self {
+        Options {
+            format: Format::Csv,
+            delimiter: b',',
+            null: Vec::new(),
+            default: None,
+            quote: b'"',
+            escape: b'"',
+            header: false,
+            server_major: 17,
+        }
+    }
+}
+
+/// One field of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// The raw field equals the NULL marker (in CSV: and was not quoted).
+    Null,
+    /// The raw field equals the DEFAULT marker.
+    Default,
+    /// The de-escaped value; followed by a NUL byte in memory (see the module docs).
+    Value(&'a [u8]),
+}
+
+const KIND_VALUE: u8 = 0;
+const KIND_NULL: u8 = 1;
+const KIND_DEFAULT: u8 = 2;
+
+#[derive(Clone, Copy, Debug)]
+struct Span {
+    start: usize,
+    len: usize,
+    kind: u8,
+    quoted: bool,
+}
+
+/// How [`Row::raw_line`] gets the raw line back.
+#[derive(Clone, Copy, Debug)]
+enum RawLine {
+    /// `buf[..line_len]` is the raw line with every field-ending delimiter replaced by NUL.
+    InBuf(u8),
+    /// `Row::raw` holds a copy of the raw line.
+    Copied,
+}
+
+/// One row: its fields, reused across rows (no allocation per row once the buffers have grown
+/// to the longest row).
+#[derive(Clone, Debug)]
+pub struct Row {
+    buf: Vec<u8>,
+    spans: Vec<Span>,
+    raw: Vec<u8>,
+    raw_kind: RawLine,
+    line_len: usize,
+    line_no: u64,
+    raw_len: usize,
+}
+
+impl Default for Row {
+    fn default() -> Self {
+        Row::new()
+    }
+}
+
+impl Row {
+    pub fn new() -> Self {
+        Row {
+            buf: Vec::new(),
+            spans: Vec::new(),
+            raw: Vec::new(),
+            raw_kind: RawLine::Copied,
+            line_len: 0,
+            line_no: 0,
+            raw_len: 0,
+        }
+    }
+
+    /// COPY's line number for this row (`cur_lineno`, see the module docs).
+    #[inline]
+    pub fn line_no(&self) -> u64 {
+        self.line_no
+    }
+
+    /// Input bytes this row consumed, line ending (and a `\.` marker ending it) included.
+    #[inline]
+    pub fn raw_len(&self) -> usize {
+        self.raw_len
+    }
+
+    /// Number of fields (at least 1: an empty line is one empty field).
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// Never true for a row returned by [`RowReader::next_row`].
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.spans.is_empty()
+    }
+
+    /// Field `i` (panics if `i >= len()`).
+    #[inline]
+    pub fn field(&self, i: usize) -> Field<'_> {
+        let s = self.spans[i];
+        match s.kind {
+            KIND_VALUE => Field::Value(&self.buf[s.start..s.start + s.len]),
+            KIND_NULL => Field::Null,
+            _ => Field::Default,
+        }
+    }
+
+    /// CSV: whether field `i` contained a quote character (was quoted, wholly or partly).
+    /// Always false in text format.
+    #[inline]
+    pub fn quoted(&self, i: usize) -> bool {
+        self.spans[i].quoted
+    }
+
+    /// Length of the raw line (the server's `line_buf`: terminator and `\.` excluded).
+    /// Zero-column tables need it: the server accepts only empty lines for them.
+    #[inline]
+    pub fn line_len(&self) -> usize {
+        self.line_len
+    }
+
+    /// The raw line as the server keeps it in `line_buf` (escapes and quotes intact,
+    /// terminator excluded), for the `COPY t, line N: "..."` error context.
+    pub fn raw_line(&self) -> Cow<'_, [u8]> {
+        match self.raw_kind {
+            RawLine::Copied => Cow::Borrowed(&self.raw),
+            RawLine::InBuf(delim) => {
+                let mut v = self.buf[..self.line_len].to_vec();
+                // Raw input never contains NUL (it is invalid UTF-8), so every NUL inside the
+                // line is a delimiter we overwrote.
+                for b in v.iter_mut() {
+                    if *b == 0 {
+                        *b = delim;
+                    }
+                }
+                Cow::Owned(v)
+            }
+        }
+    }
+
+    #[inline]
+    fn reset(&mut self) {
+        self.buf.clear();
+        self.spans.clear();
+    }
+}
+
+/// Why reading failed.
+#[derive(Debug)]
+pub enum InputErrorKind {
+    /// Reading the source failed.
+    Io(io::Error),
+    /// Invalid UTF-8 (or a NUL byte), in the raw input or produced by text-format escapes:
+    /// the offending bytes as the server prints them (the first byte and as many following
+    /// bytes as its UTF-8 length announces, at most what is left).
+    InvalidEncoding(Vec<u8>),
+    /// Text: `\n` ending a line in a file whose lines end with `\r` or `\r\n`.
+    LiteralNewline,
+    /// Text: `\r` in a file whose lines end with `\n`, or a lone `\r` where `\r\n` was expected.
+    LiteralCarriageReturn,
+    /// CSV: the same as [`Self::LiteralNewline`] outside quotes.
+    UnquotedNewline,
+    /// CSV: the same as [`Self::LiteralCarriageReturn`] outside quotes.
+    UnquotedCarriageReturn,
+    /// Text: `\.` not followed by a line ending.
+    EndMarkerCorrupt,
+    /// `\.` followed by a line ending other than the file's.
+    EndMarkerNewlineStyle,
+    /// CSV: the data ended inside a quoted field.
+    UnterminatedCsvQuote,
+}
+
+/// A reading error, with COPY's line number at the time it was raised.
+#[derive(Debug)]
+pub struct InputError {
+    pub kind: InputErrorKind,
+    /// COPY's `cur_lineno` when the server would raise the error.
+    pub line: u64,
+    /// The raw line when the server's error context shows it (`COPY t, line N: "..."`): for
+    /// errors raised while splitting a complete line into fields (bad bytes from escapes,
+    /// unterminated CSV quote). `None` for errors raised while reading the line
+    /// (`COPY t, line N` without text).
+    pub raw_line: Option<Vec<u8>>,
+}
+
+impl InputError {
+    fn new(kind: InputErrorKind, line: u64) -> Self {
+        InputError { kind, line, raw_line: None }
+    }
+
+    /// The SQLSTATE the server reports.
+    pub fn sqlstate(&self) -> &'static str {
+        match &self.kind {
+            InputErrorKind::Io(e) => io_sqlstate(e),
+            InputErrorKind::InvalidEncoding(_) => "22021",
+            _ => "22P04",
+        }
+    }
+
+    /// The server's primary message (`errmsg`).
+    pub fn message(&self) -> String {
+        match &self.kind {
+            InputErrorKind::Io(e) => format!("could not read from COPY file: {}", strerror(e)),
+            InputErrorKind::InvalidEncoding(bytes) => {
+                let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
+                format!("invalid byte sequence for encoding \"UTF8\": {}", hex.join(" "))
+            }
+            InputErrorKind::LiteralNewline => "literal newline found in data".into(),
+            InputErrorKind::LiteralCarriageReturn => "literal carriage return found in data".into(),
+            InputErrorKind::UnquotedNewline => "unquoted newline found in data".into(),
+            InputErrorKind::UnquotedCarriageReturn => {
+                "unquoted carriage return found in data".into()
+            }
+            InputErrorKind::EndMarkerCorrupt => "end-of-copy marker corrupt".into(),
+            InputErrorKind::EndMarkerNewlineStyle => {
+                "end-of-copy marker does not match previous newline style".into()
+            }
+            InputErrorKind::UnterminatedCsvQuote => "unterminated CSV quoted field".into(),
+        }
+    }
+
+    /// The server's `errhint`, if it gives one.
+    pub fn hint(&self) -> Option<&'static str> {
+        match self.kind {
+            InputErrorKind::LiteralNewline => Some("Use \"\\n\" to represent newline."),
+            InputErrorKind::LiteralCarriageReturn => {
+                Some("Use \"\\r\" to represent carriage return.")
+            }
+            InputErrorKind::UnquotedNewline => Some("Use quoted CSV field to represent newline."),
+            InputErrorKind::UnquotedCarriageReturn => {
+                Some("Use quoted CSV field to represent carriage return.")
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for InputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} (line {})", self.message(), self.line)?;
+        if let Some(h) = self.hint() {
+            write!(f, "; hint: {h}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for InputError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match &self.kind {
+            InputErrorKind::Io(e) => Some(e),
+            _ => None,
+        }
+    }
+}
+
+/// `errcode_for_file_access()` for a read error (`elog.c`); I/O errors without an errno are
+/// reported as 58030 `io_error`.
+fn io_sqlstate(e: &io::Error) -> &'static str {
+    match e.raw_os_error() {
+        None => "58030",
+        Some(errno) => match errno {
+            1 | 13 | 30 => "42501",  // EPERM, EACCES, EROFS: insufficient_privilege
+            2 => "58P01",            // ENOENT: undefined_file
+            17 => "58P02",           // EEXIST: duplicate_file
+            20 | 21 | 39 => "42809", // ENOTDIR, EISDIR, ENOTEMPTY: wrong_object_type
+            28 => "53100",           // ENOSPC: disk_full
+            23 | 24 => "53000",      // ENFILE, EMFILE: insufficient_resources
+            5 => "58030",            // EIO: io_error
+            _ => "XX000",            // internal_error
+        },
+    }
+}
+
+/// `%m`: the OS message without Rust's " (os error N)" suffix.
+fn strerror(e: &io::Error) -> String {
+    let s = e.to_string();
+    match (e.raw_os_error(), s.rfind(" (os error ")) {
+        (Some(_), Some(i)) => s[..i].to_string(),
+        _ => s,
+    }
+}
+
+/// The server's `pg_utf_mblen`: the length a UTF-8 lead byte announces (1 for invalid leads).
+#[inline]
+fn utf8_mblen(b: u8) -> usize {
+    if b & 0x80 == 0 {
+        1
+    } else if b & 0xe0 == 0xc0 {
+        2
+    } else if b & 0xf0 == 0xe0 {
+        3
+    } else if b & 0xf8 == 0xf0 {
+        4
+    } else {
+        1
+    }
+}
+
+/// Length of the longest prefix of `s` that is valid UTF-8 without NUL bytes
+/// (`pg_utf8_verifystr`), and whether the rest is definitely invalid (as opposed to a
+/// truncated but so far valid multibyte character at the very end).
+fn verify_utf8(s: &[u8]) -> (usize, bool) {
+    let (ok, definite) = match std::str::from_utf8(s) {
+        Ok(_) => (s.len(), false),
+        Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+    };
+    match memchr::memchr(0, &s[..ok]) {
+        Some(k) => (k, true),
+        None => (ok, definite),
+    }
+}
+
+/// The bytes `report_invalid_encoding` prints for an invalid sequence starting at `s[0]`.
+fn invalid_bytes(s: &[u8]) -> Vec<u8> {
+    let n = utf8_mblen(s[0]).min(s.len()).min(8);
+    s[..n].to_vec()
+}
+
+/// `pg_verifymbstr(field, len, false)` on a de-escaped field.
+fn verify_field(s: &[u8]) -> Result<(), InputErrorKind> {
+    let (ok, _) = verify_utf8(s);
+    if ok == s.len() {
+        Ok(())
+    } else {
+        Err(InputErrorKind::InvalidEncoding(invalid_bytes(&s[ok..])))
+    }
+}
+
+/// The line ending style, fixed by the first line (`cstate->eol_type`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Eol {
+    Unknown,
+    Nl,
+    Cr,
+    CrNl,
+}
+
+/// Where a line scan stopped; positions are absolute indices into the reader's buffer.
+#[derive(Debug)]
+pub(crate) enum Scan {
+    /// The line's content is `[start, end)`; the next line starts at `next`. `stop` is
+    /// `CopyReadLine`'s result: the line ended at EOF or at a `\.` marker.
+    Line { end: usize, next: usize, stop: bool },
+    /// Bytes beyond the verified data are needed; the scan state was saved for resuming.
+    NeedMore,
+    Err(InputErrorKind),
+}
+
+/// Resumable state of the line scan in progress (positions relative to the line start).
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct ScanState {
+    /// Where to resume scanning, relative to the line start.
+    pub p: usize,
+    /// Text: a backslash was seen. CSV: a quote character was seen.
+    pub special: bool,
+    /// CSV: inside quotes (as `CopyReadLineText` tracks it).
+    pub in_quote: bool,
+    /// CSV: the previous character was an escape inside quotes.
+    pub last_was_esc: bool,
+    /// CSV: the next character to look at is the first of the line.
+    pub first_char: bool,
+}
+
+/// A complete line found by the scan.
+#[derive(Clone, Copy, Debug)]
+struct Line {
+    start: usize,
+    end: usize,
+    next: usize,
+    stop: bool,
+    special: bool,
+    in_quote: bool,
+}
+
+/// Default chunk size of [`RowReader::new`].
+pub const DEFAULT_CHUNK_BYTES: usize = 256 * 1024;
+
+/// Reads COPY text or CSV rows from a byte source.
+///
+/// `Send` whenever `R` is, so it can run on a thread of its own. After an error, or once
+/// [`next_row`](Self::next_row) returned `Ok(false)`, every later call returns `Ok(false)`.
+pub struct RowReader<R: Read> {
+    src: R,
+    opts: Options,
+    /// CSV: the escape character when it differs from the quote (`escapec` of the line scan).
+    csv_escapec: Option<u8>,
+    csv: Option<::csv_core::Reader>,
+    buf: Vec<u8>,
+    /// Start of the current line (everything before it has been consumed).
+    pos: usize,
+    /// End of the data read so far.
+    filled: usize,
+    /// `buf[..verified]` is valid UTF-8 without NUL bytes.
+    verified: usize,
+    /// The bytes at `verified` are definitely invalid.
+    bad: bool,
+    /// The source reported end of file.
+    eof: bool,
+    eol: Eol,
+    lineno: u64,
+    header_pending: bool,
+    done: bool,
+    chunk: usize,
+    bytes_read: u64,
+    scan: ScanState,
+}
+
+impl<R: Read> RowReader<R> {
+    pub fn new(source: R, opts: Options) -> Self {
+        Self::with_capacity(source, opts, DEFAULT_CHUNK_BYTES)
+    }
+
+    /// `chunk_bytes` (at least 1) is how much is asked of the source per read; the buffer
+    /// grows beyond it only to hold a row longer than that.
+    pub fn with_capacity(source: R, opts: Options, chunk_bytes: usize) -> Self {
+        let chunk = chunk_bytes.max(1);
+        let csv_escapec =
+            if opts.format == Format::Csv && opts.escape != opts.quote { Some(opts.escape) } else { None };
+        let csv = if opts.format == Format::Csv && opts.escape == opts.quote {
+            Some(
+                ::csv_core::ReaderBuilder::new()
+                    .delimiter(opts.delimiter)
+                    .quote(opts.quote)
+                    .quoting(true)
+                    .double_quote(true)
+                    .escape(None)
+                    .comment(None)
+                    .terminator(::csv_core::Terminator::CRLF)
+                    .build(),
+            )
+        } else {
+            None
+        };
+        RowReader {
+            src: source,
+            header_pending: opts.header,
+            opts,
+            csv_escapec,
+            csv,
+            buf: vec![0; chunk],
+            pos: 0,
+            filled: 0,
+            verified: 0,
+            bad: false,
+            eof: false,
+            eol: Eol::Unknown,
+            lineno: 0,
+            done: false,
+            chunk,
+            bytes_read: 0,
+            scan: ScanState::default(),
+        }
+    }
+
+    /// Bytes read from the source so far (like the server's `bytes_processed`, this counts
+    /// what was loaded, which may run ahead of the rows returned by up to one chunk).
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// The options in use.
+    pub fn options(&self) -> &Options {
+        &self.opts
+    }
+
+    /// Reads the next row into `row`. `Ok(false)` at end of data (EOF, or the `\.` end
+    /// marker alone on its line).
+    pub fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
+        if self.done {
+            return Ok(false);
+        }
+        match self.next_row_inner(row) {
+            Ok(true) => Ok(true),
+            other => {
+                self.done = true;
+                other
+            }
+        }
+    }
+
+    fn next_row_inner(&mut self, row: &mut Row) -> Result<bool, InputError> {
+        if self.header_pending {
+            // NextCopyFromRawFields: the header line is read (with all line-level checks)
+            // and thrown away; if reading it hit EOF or `\.`, there is no data.
+            self.header_pending = false;
+            self.lineno += 1;
+            let line = self.read_line()?;
+            self.pos = line.next;
+            if line.stop {
+                return Ok(false);
+            }
+        }
+        self.lineno += 1;
+        let line = self.read_line()?;
+        if line.stop && line.end == line.start {
+            self.pos = line.next;
+            return Ok(false);
+        }
+        row.reset();
+        row.line_no = self.lineno;
+        row.raw_len = line.next - line.start;
+        row.line_len = line.end - line.start;
+        let data = &self.buf[line.start..line.end];
+        let res = match self.opts.format {
+            Format::Text if !line.special => {
+                split_plain(data, &self.opts, row);
+                Ok(())
+            }
+            Format::Text => text::split_escaped(data, &self.opts, row),
+            Format::Csv if !line.special => {
+                split_plain(data, &self.opts, row);
+                Ok(())
+            }
+            Format::Csv => csv::split(data, &self.opts, self.csv.as_mut(), line.in_quote, row),
+        };
+        self.pos = line.next;
+        match res {
+            Ok(()) => Ok(true),
+            Err(kind) => Err(InputError { kind, line: self.lineno, raw_line: Some(data.to_vec()) }),
+        }
+    }
+
+    /// `CopyReadLine`: scans the next line, loading and verifying data as needed.
+    fn read_line(&mut self) -> Result<Line, InputError> {
+        self.scan = ScanState { first_char: true, ..ScanState::default() };
+        loop {
+            let at_eof = self.eof && !self.bad && self.verified == self.filled;
+            let data = &self.buf[..self.verified];
+            let r = match self.opts.format {
+                Format::Text => text::scan_line(data, self.pos, &mut self.scan, &mut self.eol, at_eof),
+                Format::Csv => csv::scan_line(
+                    data,
+                    self.pos,
+                    &mut self.scan,
+                    &mut self.eol,
+                    &mut self.lineno,
+                    at_eof,
+                    self.opts.quote,
+                    self.csv_escapec,
+                ),
+            };
+            match r {
+                Scan::Line { end, next, stop } => {
+                    return Ok(Line {
+                        start: self.pos,
+                        end,
+                        next,
+                        stop,
+                        special: self.scan.special,
+                        in_quote: self.scan.in_quote,
+                    });
+                }
+                Scan::Err(kind) => return Err(InputError::new(kind, self.lineno)),
+                Scan::NeedMore => {
+                    if self.bad {
+                        return Err(self.encoding_error());
+                    }
+                    debug_assert!(!at_eof);
+                    self.fill()?;
+                }
+            }
+        }
+    }
+
+    /// `CopyConversionError`: the bytes at `verified` are invalid. Makes sure up to 4 bytes
+    /// (or all that is left) are loaded, as the server's raw buffer has them when it reports.
+    fn encoding_error(&mut self) -> InputError {
+        while self.filled - self.verified < 4 && !self.eof {
+            if let Err(e) = self.fill() {
+                return e;
+            }
+        }
+        let bytes = invalid_bytes(&self.buf[self.verified..self.filled]);
+        InputError::new(InputErrorKind::InvalidEncoding(bytes), self.lineno)
+    }
+
+    /// Loads more data: moves the unfinished line to the front, grows the buffer if the
+    /// line fills it, reads once, verifies what is new.
+    fn fill(&mut self) -> Result<(), InputError> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.filled, 0);
+            self.filled -= self.pos;
+            self.verified -= self.pos;
+            self.pos = 0;
+        }
+        if self.buf.len() - self.filled < self.chunk.div_ceil(4) {
+            let new_len = (self.buf.len() * 2).max(self.filled + self.chunk);
+            self.buf.resize(new_len, 0);
+        }
+        let n = loop {
+            match self.src.read(&mut self.buf[self.filled..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(InputError::new(InputErrorKind::Io(e), self.lineno)),
+            }
+        };
+        if n == 0 {
+            self.eof = true;
+        }
+        self.filled += n;
+        self.bytes_read += n as u64;
+        if !self.bad {
+            let (ok, definite) = verify_utf8(&self.buf[self.verified..self.filled]);
+            self.verified += ok;
+            if definite || (self.eof && self.verified < self.filled) {
+                self.bad = true;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Splits a line that needs no de-escaping (text without backslash, CSV without quote
+/// character): one copy of the line, each delimiter overwritten by NUL, plus a final NUL.
+#[inline]
+fn split_plain(line: &[u8], opts: &Options, row: &mut Row) {
+    let delim = opts.delimiter;
+    row.raw_kind = RawLine::InBuf(delim);
+    row.buf.reserve(line.len() + 1);
+    row.buf.extend_from_slice(line);
+    row.buf.push(0);
+    let null = opts.null.as_slice();
+    let default = opts.default.as_deref();
+    let mut start = 0;
+    for i in memchr::memchr_iter(delim, line) {
+        row.buf[i] = 0;
+        push_plain(row, &line[start..i], start, null, default);
+        start = i + 1;
+    }
+    push_plain(row, &line[start..], start, null, default);
+}
+
+#[inline(always)]
+fn push_plain(row: &mut Row, raw: &[u8], start: usize, null: &[u8], default: Option<&[u8]>) {
+    let kind = marker_kind(raw, null, default, true);
+    row.spans.push(Span { start, len: raw.len(), kind, quoted: false });
+}
+
+/// NULL (compared only if `null_ok`) first, then DEFAULT, both on the raw field.
+#[inline(always)]
+fn marker_kind(raw: &[u8], null: &[u8], default: Option<&[u8]>, null_ok: bool) -> u8 {
+    if null_ok && raw.len() == null.len() && raw == null {
+        KIND_NULL
+    } else if matches!(default, Some(d) if d == raw) {
+        KIND_DEFAULT
+    } else {
+        KIND_VALUE
+    }
+}
+
+/// Returns the byte at `i`, the server's zero pad at EOF, or `None` if more data is needed.
+#[inline]
+pub(crate) fn peek(data: &[u8], i: usize, at_eof: bool) -> Option<u8> {
+    if i < data.len() {
+        Some(data[i])
+    } else if at_eof {
+        Some(0)
+    } else {
+        None
+    }
+}

@@ -1,0 +1,785 @@
+//! Integer text input with the exact grammars of PostgreSQL 15 and PostgreSQL 16+.
+//!
+//! [`parse_i16`], [`parse_i32`] and [`parse_i64`] take one whole field (the slice end is the
+//! string end; there is no NUL inside) and return what the server's `int2in`, `int4in` and
+//! `int8in` would: the value, or which of the two errors the server would raise.
+//!
+//! # The two grammars
+//!
+//! Both skip leading and trailing `isspace` bytes (space, `\t`, `\n`, `\v`, `\f`, `\r`; in the
+//! server's C and UTF-8 locales no byte >= 0x80 is a space) and take one optional `+` or `-`.
+//!
+//! - [`Grammar::Pg15`]: then `[0-9]+` and nothing else. The magnitude is checked after every
+//!   digit: once it exceeds `|MIN|` the result is [`IntError::OutOfRange`], even if junk follows
+//!   (`"99999999999x"` is out of range for `int4`, `"2147483649x"` too, but `"2147483648x"` is
+//!   invalid syntax). A positive value equal to `|MIN|` is out of range at the end.
+//! - [`Grammar::Pg16`] (PostgreSQL 16 and later): then a prefix `0x`/`0X`, `0o`/`0O`, `0b`/`0B`
+//!   or none (decimal; leading zeros stay decimal) and digits of that base. A single `_` may
+//!   separate two digits, and after a prefix it may also come first (`"0x_1F"`); `"_1"`, `"1_"`,
+//!   `"1__2"`, `"0x"`, `"0x_"` are invalid. Before each digit the accumulated magnitude is
+//!   compared with `|MIN| / base` and, if above, the result is out of range at once, whatever
+//!   follows (so `"2147483650x"` is out of range but `"2147483649x"` invalid for `int4`). A bad
+//!   `_` or junk seen before that point is invalid syntax. At the end the value must lie in
+//!   `MIN..=MAX` (`"-0x80000000"` is a valid `int4`).
+//!
+//! # Two paths
+//!
+//! 1. **Fast path** ([`fast`]), shared by both grammars: the canonical form the server writes,
+//!    `-?[0-9]{1,D}` with `D` = 5, 10, 19 for 16, 32, 64 bits, the most digits whose value
+//!    cannot overflow the `u64` accumulator, so there is no per-digit overflow test. Each digit
+//!    costs one unsigned compare (`b.wrapping_sub(b'0') < 10`); runs of 8 digits are checked and
+//!    combined at once (SWAR: one load, two masks, three multiplies). On canonical input the
+//!    two grammars agree: the value, or out of range.
+//! 2. **General path** ([`general`]), out of line: everything else, i.e. spaces, `+`, prefixes,
+//!    underscores, junk, and canonical numbers longer than `D` digits (leading zeros or huge),
+//!    implemented per grammar, step by step in the server's order so that the choice between
+//!    the two errors is the server's.
+//!
+//! # Invariants
+//!
+//! - The fast path either returns the final answer or declines (`None`); declining only costs
+//!   time: the general path alone is a complete implementation of each grammar.
+//! - Magnitudes are accumulated in `u64` and never exceed `|MIN| * 10 + 9 < 2^64` in the
+//!   general path (checks come before each multiply) nor `10^19 - 1` in the fast path.
+//! - No allocation, no `unsafe`, no panic on any input (only slice patterns and `get`).
+
+/// Which server's integer input grammar to follow.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Grammar {
+    /// PostgreSQL 15: optional spaces, optional sign, decimal digits, optional spaces.
+    Pg15,
+    /// PostgreSQL 16 and later: adds `0x`/`0o`/`0b` prefixes and `_` digit separators.
+    Pg16,
+}
+
+/// Why a field is not a valid integer of the requested width; the server's two SQLSTATEs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntError {
+    /// 22P02 `invalid_text_representation`.
+    InvalidSyntax,
+    /// 22003 `numeric_value_out_of_range`.
+    OutOfRange,
+}
+
+/// `|i16::MIN|`, `|i32::MIN|`, `|i64::MIN|`: the width is carried by this const parameter.
+const MAG16: u64 = 1 << 15;
+const MAG32: u64 = 1 << 31;
+const MAG64: u64 = 1 << 63;
+
+/// Parses a `smallint` (`int2`) field.
+#[inline]
+pub fn parse_i16(s: &[u8], g: Grammar) -> Result<i16, IntError> {
+    match fast::<MAG16, 5>(s) {
+        Some(r) => r,
+        None => general::<MAG16>(s, g),
+    }
+    .map(|v| v as i16)
+}
+
+/// Parses an `integer` (`int4`) field.
+#[inline]
+pub fn parse_i32(s: &[u8], g: Grammar) -> Result<i32, IntError> {
+    match fast::<MAG32, 10>(s) {
+        Some(r) => r,
+        None => general::<MAG32>(s, g),
+    }
+    .map(|v| v as i32)
+}
+
+/// Parses a `bigint` (`int8`) field.
+#[inline]
+pub fn parse_i64(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+    match fast::<MAG64, 19>(s) {
+        Some(r) => r,
+        None => general::<MAG64>(s, g),
+    }
+}
+
+/// `isspace` of the C library in the C and UTF-8 locales: space and `\t \n \v \f \r`.
+#[inline(always)]
+fn is_space(b: u8) -> bool {
+    b == b' ' || b.wrapping_sub(b'\t') < 5
+}
+
+/// Index of the first byte at or after `i` that is not a space.
+#[inline(always)]
+fn skip_space(s: &[u8], mut i: usize) -> usize {
+    while let Some(&b) = s.get(i) {
+        if !is_space(b) {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
+/// The value of a magnitude and sign, or out of range: `-MAG..=MAG - 1`.
+#[inline(always)]
+fn finish<const MAG: u64>(neg: bool, mag: u64) -> Result<i64, IntError> {
+    if mag > MAG - 1 + neg as u64 {
+        return Err(IntError::OutOfRange);
+    }
+    // mag <= 2^63; `2^63 as i64` is i64::MIN, whose negation wraps to itself, as wanted.
+    let v = mag as i64;
+    Ok(if neg { v.wrapping_neg() } else { v })
+}
+
+/// True if all 8 bytes of `v` are ASCII digits. A byte below `'0'` has a high nibble other than
+/// 3; a byte above `'9'` has one that becomes 4 or more after adding 6; a carry out of a byte can
+/// only come from a byte that already fails.
+#[inline(always)]
+fn swar_all_digits(v: u64) -> bool {
+    const HI: u64 = 0xF0F0_F0F0_F0F0_F0F0;
+    (v & HI) | ((v.wrapping_add(0x0606_0606_0606_0606) & HI) >> 4) == 0x3333_3333_3333_3333
+}
+
+/// The value of 8 ASCII digits loaded little-endian (first digit in the lowest byte).
+#[inline(always)]
+fn swar_value(v: u64) -> u64 {
+    let v = v - 0x3030_3030_3030_3030;
+    // Each 16-bit lane: 10 * first + second digit (low byte); the high byte is garbage.
+    let v = v.wrapping_mul(10).wrapping_add(v >> 8);
+    // Lanes 0 and 2 (x100 and x1) plus lanes 1 and 3 (x1000000 and x10000), in bits 32..64.
+    let a = (v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32));
+    let b = ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32));
+    a.wrapping_add(b) >> 32
+}
+
+/// Up to 8 bytes (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the
+/// rest zero; no loop and no read outside `b`. From 4 bytes on, two overlapping 4-byte loads
+/// (the overlapping bytes are equal, so OR-ing is exact); below, first, middle and last byte.
+#[inline(always)]
+fn load_upto8(b: &[u8]) -> u64 {
+    let n = b.len();
+    match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(lo), Some(hi)) => {
+            u32::from_le_bytes(*lo) as u64 | (u32::from_le_bytes(*hi) as u64) << (8 * (n - 4))
+        }
+        _ => {
+            let at = |i: usize| b.get(i).copied().unwrap_or(0) as u64;
+            at(0) | at(n / 2) << (8 * (n / 2)) | at(n.wrapping_sub(1)) << (8 * (n.wrapping_sub(1) & 7))
+        }
+    }
+}
+
+/// The value of 1 to 8 decimal digits, or `None` if a byte is not a digit. The digits are
+/// right-aligned in a `u64` and the free low bytes filled with `'0'`, then checked and combined
+/// in one go, so that the cost does not depend on the length (no mispredicted loop exit).
+#[inline(always)]
+fn upto8_digits(b: &[u8]) -> Option<u64> {
+    let shift = 8 * (8 - b.len() as u32); // 0..=56
+    let v = load_upto8(b) << shift | (0x3030_3030_3030_3030 & ((1u64 << shift) - 1));
+    swar_all_digits(v).then(|| swar_value(v))
+}
+
+/// Exactly 8 decimal digits, or `None`.
+#[inline(always)]
+fn eight_digits(b: &[u8; 8]) -> Option<u64> {
+    let v = u64::from_le_bytes(*b);
+    swar_all_digits(v).then(|| swar_value(v))
+}
+
+/// The canonical-form fast path: `-?[0-9]+` with at most `D` significant digits (after leading
+/// zeros), nothing else. `None` means "not canonical, ask the general path". `D <= 19`, so the
+/// value fits a `u64` and no overflow test is needed before the final range check.
+#[inline(always)]
+fn fast<const MAG: u64, const D: usize>(s: &[u8]) -> Option<Result<i64, IntError>> {
+    // Branch-free sign: the sign of mixed data is as unpredictable as its length.
+    let neg = s.first() == Some(&b'-');
+    let mut digits = s.get(neg as usize..)?;
+    if digits.is_empty() {
+        return None;
+    }
+    if digits.len() > D {
+        digits = strip_zeros(digits);
+        if digits.len() > D {
+            return None;
+        }
+        if digits.is_empty() {
+            return Some(Ok(0));
+        }
+    }
+    let n = digits.len();
+    let mag = if n <= 8 {
+        upto8_digits(digits)?
+    } else if D <= 16 || n <= 16 {
+        let (head, tail) = digits.split_last_chunk::<8>()?;
+        upto8_digits(head)? * 100_000_000 + eight_digits(tail)?
+    } else {
+        let (head, tail) = digits.split_last_chunk::<16>()?;
+        let (mid, low) = tail.split_at(8);
+        let (mid, low) = (mid.first_chunk::<8>()?, low.first_chunk::<8>()?);
+        (upto8_digits(head)? * 100_000_000 + eight_digits(mid)?) * 100_000_000 + eight_digits(low)?
+    };
+    Some(finish::<MAG>(neg, mag))
+}
+
+/// `b` without its leading `'0'` bytes (8 at a time, then one at a time).
+#[inline(never)]
+fn strip_zeros(mut b: &[u8]) -> &[u8] {
+    while let Some((chunk, rest)) = b.split_first_chunk::<8>() {
+        if u64::from_le_bytes(*chunk) != 0x3030_3030_3030_3030 {
+            break;
+        }
+        b = rest;
+    }
+    while let [b'0', rest @ ..] = b {
+        b = rest;
+    }
+    b
+}
+
+/// The full grammar of `g` for a `MAG`-bit-wide integer (`MAG` = `|MIN|`).
+#[inline(never)]
+fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+    let mut i = skip_space(s, 0);
+    let neg = match s.get(i) {
+        Some(b'-') => {
+            i += 1;
+            true
+        }
+        Some(b'+') => {
+            i += 1;
+            false
+        }
+        _ => false,
+    };
+    let (mag, end) = match g {
+        Grammar::Pg15 => pg15_digits::<MAG>(s, i)?,
+        Grammar::Pg16 => match (s.get(i), s.get(i + 1)) {
+            (Some(b'0'), Some(b'x' | b'X')) => pg16_digits::<MAG, 16>(s, i + 2)?,
+            (Some(b'0'), Some(b'o' | b'O')) => pg16_digits::<MAG, 8>(s, i + 2)?,
+            (Some(b'0'), Some(b'b' | b'B')) => pg16_digits::<MAG, 2>(s, i + 2)?,
+            _ => pg16_digits::<MAG, 10>(s, i)?,
+        },
+    };
+    if skip_space(s, end) != s.len() {
+        return Err(IntError::InvalidSyntax);
+    }
+    finish::<MAG>(neg, mag)
+}
+
+/// PostgreSQL 15 digits from `i`: `[0-9]+`, out of range as soon as the magnitude exceeds
+/// `MAG` (the server accumulates towards `MIN` with overflow checks). Returns the magnitude and
+/// the index after the digits.
+#[inline(always)]
+fn pg15_digits<const MAG: u64>(s: &[u8], mut i: usize) -> Result<(u64, usize), IntError> {
+    let first = i;
+    let mut acc = 0u64;
+    while let Some(&b) = s.get(i) {
+        let d = b.wrapping_sub(b'0');
+        if d >= 10 {
+            break;
+        }
+        acc = match acc.checked_mul(10) {
+            Some(a) if a <= MAG - d as u64 => a + d as u64,
+            _ => return Err(IntError::OutOfRange),
+        };
+        i += 1;
+    }
+    if i == first {
+        return Err(IntError::InvalidSyntax);
+    }
+    Ok((acc, i))
+}
+
+/// Digit values of every byte: `0..=9` for `'0'..='9'`, `10..=15` for `a-f` and `A-F`, 255 for
+/// the rest; a byte is a digit of base `B` iff its entry is below `B`. A table, because digits and
+/// letters alternate unpredictably in hex.
+static DIGIT_VALUE: [u8; 256] = {
+    let mut t = [255u8; 256];
+    let mut i = 0;
+    while i < 10 {
+        t[b'0' as usize + i] = i as u8;
+        i += 1;
+    }
+    let mut i = 0;
+    while i < 6 {
+        t[b'a' as usize + i] = 10 + i as u8;
+        t[b'A' as usize + i] = 10 + i as u8;
+        i += 1;
+    }
+    t
+};
+
+/// The value of `b` as a digit of `BASE`, if it is one.
+#[inline(always)]
+fn digit<const BASE: u64>(b: u8) -> Option<u64> {
+    let d = DIGIT_VALUE[b as usize] as u64;
+    (d < BASE).then_some(d)
+}
+
+/// PostgreSQL 16+ digits of `BASE` from `first` (just after the sign, or after the prefix):
+/// digits with single `_` separators. Before each digit, a magnitude above `MAG / BASE` is out
+/// of range. A `_` must be followed by a digit and, in decimal, must not come first. Returns the
+/// magnitude and the index after the digits.
+#[inline(always)]
+fn pg16_digits<const MAG: u64, const BASE: u64>(
+    s: &[u8],
+    first: usize,
+) -> Result<(u64, usize), IntError> {
+    let mut i = first;
+    let mut acc = 0u64;
+    while let Some(&b) = s.get(i) {
+        if let Some(d) = digit::<BASE>(b) {
+            if acc > MAG / BASE {
+                return Err(IntError::OutOfRange);
+            }
+            acc = acc * BASE + d;
+            i += 1;
+        } else if b == b'_' {
+            if BASE == 10 && i == first {
+                return Err(IntError::InvalidSyntax);
+            }
+            i += 1;
+            match s.get(i) {
+                Some(&n) if digit::<BASE>(n).is_some() => {}
+                _ => return Err(IntError::InvalidSyntax),
+            }
+        } else {
+            break;
+        }
+    }
+    if i == first {
+        return Err(IntError::InvalidSyntax);
+    }
+    Ok((acc, i))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Grammar::{Pg15, Pg16};
+    use super::IntError::{InvalidSyntax as Syn, OutOfRange as Oor};
+    use super::*;
+
+    const BOTH: [Grammar; 2] = [Pg15, Pg16];
+
+    fn p16(s: &str, g: Grammar) -> Result<i64, IntError> {
+        parse_i16(s.as_bytes(), g).map(i64::from)
+    }
+    fn p32(s: &str, g: Grammar) -> Result<i64, IntError> {
+        parse_i32(s.as_bytes(), g).map(i64::from)
+    }
+    fn p64(s: &str, g: Grammar) -> Result<i64, IntError> {
+        parse_i64(s.as_bytes(), g)
+    }
+
+    /// Checks `s` in all three widths under `g`.
+    #[track_caller]
+    fn all(s: &str, g: Grammar, want: Result<i64, IntError>) {
+        assert_eq!(p16(s, g), want, "i16 {s:?} {g:?}");
+        assert_eq!(p32(s, g), want, "i32 {s:?} {g:?}");
+        assert_eq!(p64(s, g), want, "i64 {s:?} {g:?}");
+    }
+
+    #[track_caller]
+    fn both(s: &str, want: Result<i64, IntError>) {
+        for g in BOTH {
+            all(s, g, want);
+        }
+    }
+
+    #[test]
+    fn swar_matches_scalar() {
+        for s in [
+            "00000000", "12345678", "99999999", "10000000", "87654321", "00000001",
+        ] {
+            let v = u64::from_le_bytes(s.as_bytes().try_into().unwrap());
+            assert!(swar_all_digits(v));
+            assert_eq!(swar_value(v), s.parse::<u64>().unwrap());
+        }
+        for s in [
+            "1234567/", "1234567:", "/2345678", ":2345678", "1234 678", "12345\u{ff}7", "1_345678",
+            "\u{0}2345678",
+        ] {
+            let b = s.as_bytes();
+            let v = u64::from_le_bytes(b[b.len() - 8..].try_into().unwrap());
+            assert!(!swar_all_digits(v), "{s:?}");
+        }
+        // every single non-digit byte in every position
+        for pos in 0..8 {
+            for x in 0..=255u8 {
+                let mut b = *b"55555555";
+                b[pos] = x;
+                let v = u64::from_le_bytes(b);
+                assert_eq!(swar_all_digits(v), x.is_ascii_digit(), "{pos} {x}");
+            }
+        }
+    }
+
+    #[test]
+    fn boundaries_i16() {
+        for g in BOTH {
+            assert_eq!(p16("32767", g), Ok(32767));
+            assert_eq!(p16("-32768", g), Ok(-32768));
+            assert_eq!(p16("32768", g), Err(Oor));
+            assert_eq!(p16("-32769", g), Err(Oor));
+            assert_eq!(p16("99999", g), Err(Oor));
+            assert_eq!(p16("100000", g), Err(Oor));
+            assert_eq!(p16("-100000", g), Err(Oor));
+            assert_eq!(p16("+32767", g), Ok(32767));
+            assert_eq!(p16("+32768", g), Err(Oor));
+            assert_eq!(p16(" -32768 ", g), Ok(-32768));
+            assert_eq!(p16("000032767", g), Ok(32767));
+            assert_eq!(p16("-000032768", g), Ok(-32768));
+            assert_eq!(p16("-000032769", g), Err(Oor));
+        }
+    }
+
+    #[test]
+    fn boundaries_i32() {
+        for g in BOTH {
+            assert_eq!(p32("2147483647", g), Ok(2147483647));
+            assert_eq!(p32("-2147483648", g), Ok(-2147483648));
+            assert_eq!(p32("2147483648", g), Err(Oor));
+            assert_eq!(p32("-2147483649", g), Err(Oor));
+            assert_eq!(p32("4294967296", g), Err(Oor));
+            assert_eq!(p32("9999999999", g), Err(Oor));
+            assert_eq!(p32("-9999999999", g), Err(Oor));
+            assert_eq!(p32("10000000000", g), Err(Oor));
+            assert_eq!(p32("99999999999999999999", g), Err(Oor));
+            assert_eq!(p32("+2147483647", g), Ok(2147483647));
+            assert_eq!(p32(" 2147483648", g), Err(Oor));
+            assert_eq!(p32("00000000002147483647", g), Ok(2147483647));
+            assert_eq!(p32("-00000000002147483648", g), Ok(-2147483648));
+            assert_eq!(p32("-00000000002147483649", g), Err(Oor));
+        }
+    }
+
+    #[test]
+    fn boundaries_i64() {
+        for g in BOTH {
+            assert_eq!(p64("9223372036854775807", g), Ok(i64::MAX));
+            assert_eq!(p64("-9223372036854775808", g), Ok(i64::MIN));
+            assert_eq!(p64("9223372036854775808", g), Err(Oor));
+            assert_eq!(p64("-9223372036854775809", g), Err(Oor));
+            assert_eq!(p64("9999999999999999999", g), Err(Oor));
+            assert_eq!(p64("-9999999999999999999", g), Err(Oor));
+            assert_eq!(p64("18446744073709551615", g), Err(Oor));
+            assert_eq!(p64("18446744073709551616", g), Err(Oor));
+            assert_eq!(p64("99999999999999999999", g), Err(Oor));
+            assert_eq!(p64("184467440737095516160", g), Err(Oor));
+            assert_eq!(p64(&"9".repeat(200), g), Err(Oor));
+            assert_eq!(p64("+9223372036854775807", g), Ok(i64::MAX));
+            assert_eq!(p64("\t-9223372036854775808\n", g), Ok(i64::MIN));
+            assert_eq!(p64("0009223372036854775807", g), Ok(i64::MAX));
+            assert_eq!(p64("-0009223372036854775808", g), Ok(i64::MIN));
+        }
+    }
+
+    #[test]
+    fn zeros_and_leading_zeros() {
+        for s in ["0", "-0", "+0", "00", "-00", "000000000000000000000000000000000000000"] {
+            both(s, Ok(0));
+        }
+        both("007", Ok(7));
+        both("-007", Ok(-7));
+        both(&format!("{}1", "0".repeat(100)), Ok(1));
+        both(&format!("-{}1", "0".repeat(100)), Ok(-1));
+        both(&format!("  {}42  ", "0".repeat(30)), Ok(42));
+        // 0 followed by more digits is never octal
+        both("010", Ok(10));
+        both("08", Ok(8));
+    }
+
+    #[test]
+    fn whitespace() {
+        for ws in [" ", "\t", "\n", "\u{b}", "\u{c}", "\r"] {
+            both(&format!("{ws}12"), Ok(12));
+            both(&format!("12{ws}"), Ok(12));
+            both(&format!("{ws}{ws}-12{ws}{ws}"), Ok(-12));
+            both(&format!("{ws}+12{ws}"), Ok(12));
+            both(ws, Err(Syn));
+            both(&format!("{ws}-"), Err(Syn));
+            both(&format!("-{ws}12"), Err(Syn));
+            both(&format!("+{ws}12"), Err(Syn));
+            both(&format!("1{ws}2"), Err(Syn));
+        }
+        both(" \t\n\u{b}\u{c}\r7 \t\n\u{b}\u{c}\r", Ok(7));
+        both("   ", Err(Syn));
+        // not spaces for the server: NUL-free non-isspace bytes
+        for s in ["\u{1c}1", "1\u{1c}", "\u{85}1", "\u{a0}1", "1\u{a0}", "\u{2003}1", "\u{feff}1"] {
+            both(s, Err(Syn));
+        }
+        assert_eq!(parse_i32(b"\xa01", Pg16), Err(Syn));
+        assert_eq!(parse_i32(b"1\x85", Pg15), Err(Syn));
+        assert_eq!(parse_i32(b"1\x00", Pg15), Err(Syn));
+    }
+
+    #[test]
+    fn signs() {
+        both("", Err(Syn));
+        both("-", Err(Syn));
+        both("+", Err(Syn));
+        both("--1", Err(Syn));
+        both("+-1", Err(Syn));
+        both("-+1", Err(Syn));
+        both("++1", Err(Syn));
+        both("1-", Err(Syn));
+        both("1+", Err(Syn));
+        both("- ", Err(Syn));
+        both(" - 1", Err(Syn));
+        both("+5", Ok(5));
+        both("-5", Ok(-5));
+        both("\u{2212}5", Err(Syn)); // U+2212 MINUS SIGN
+    }
+
+    #[test]
+    fn junk() {
+        for s in [
+            "1 2", "1x", "x1", "1.0", "1.", ".1", "1e3", "1e", "abc", "12abc", "١٢", "１２",
+            "1\u{e9}", "\u{e9}1", "0x", "1,000", "(1)", "'1'", "1/", "1:", "/1", ":1", "inf",
+            "NaN", "0.0",
+        ] {
+            all(s, Pg15, Err(Syn));
+            all(s, Pg16, Err(Syn));
+        }
+    }
+
+    #[test]
+    fn pg15_has_no_prefix_or_underscore() {
+        for s in [
+            "0x10", "0X10", "0o10", "0O10", "0b10", "0B10", "1_000", "0x_1", "_1", "1_", "0x",
+        ] {
+            all(s, Pg15, Err(Syn));
+        }
+    }
+
+    #[test]
+    fn pg16_prefixes() {
+        for (s, v) in [
+            ("0x10", 16),
+            ("0X10", 16),
+            ("0xff", 255),
+            ("0XFF", 255),
+            ("0xAbC", 0xabc),
+            ("0o17", 15),
+            ("0O17", 15),
+            ("0b101", 5),
+            ("0B101", 5),
+            ("-0x10", -16),
+            ("+0x10", 16),
+            ("  0x10  ", 16),
+            ("\t-0b1\n", -1),
+            ("0x0", 0),
+            ("-0x0", 0),
+            ("0x0000000000000000000000000000000001", 1),
+            ("0o0", 0),
+            ("0b0", 0),
+            ("0x_1F", 31),
+            ("0o_7", 7),
+            ("0b_1", 1),
+            ("0x1_F", 31),
+            ("+0b1_0", 2),
+            ("-0o7_7", -63),
+        ] {
+            all(s, Pg16, Ok(v));
+        }
+        for s in [
+            "0x", "0X", "0o", "0b", "-0x", "+0b", "0x ", " 0o ", "0x_", "0o_", "0b_", "0x__1",
+            "0x1__F", "0x1_", "0xg", "0xG", "0o8", "0o9", "0b2", "0ba", "0x1g", "0o18", "0b12",
+            "0x-1", "0x+1", "0 x1", "00x1", "1x1", "0xx1", "x10", "0h10", "0d10", "0x1.0",
+            "0x 1", "0b1 1", "0x1 _",
+        ] {
+            all(s, Pg16, Err(Syn));
+        }
+    }
+
+    #[test]
+    fn pg16_prefix_boundaries() {
+        let g = Pg16;
+        assert_eq!(p16("0x7FFF", g), Ok(32767));
+        assert_eq!(p16("0x8000", g), Err(Oor));
+        assert_eq!(p16("-0x8000", g), Ok(-32768));
+        assert_eq!(p16("-0x8001", g), Err(Oor));
+        assert_eq!(p16("0xFFFF", g), Err(Oor));
+        assert_eq!(p16("0x10000", g), Err(Oor));
+        assert_eq!(p16("0o77777", g), Ok(32767));
+        assert_eq!(p16("-0o100000", g), Ok(-32768));
+        assert_eq!(p16("0o100000", g), Err(Oor));
+        assert_eq!(p16("0b111111111111111", g), Ok(32767));
+        assert_eq!(p16("-0b1000000000000000", g), Ok(-32768));
+        assert_eq!(p16("0b1000000000000000", g), Err(Oor));
+        assert_eq!(p32("0x7FFFFFFF", g), Ok(i32::MAX as i64));
+        assert_eq!(p32("-0x80000000", g), Ok(i32::MIN as i64));
+        assert_eq!(p32("0x80000000", g), Err(Oor));
+        assert_eq!(p32("-0x80000001", g), Err(Oor));
+        assert_eq!(p32("0xFFFFFFFF", g), Err(Oor));
+        assert_eq!(p32("0o17777777777", g), Ok(i32::MAX as i64));
+        assert_eq!(p32("-0o20000000000", g), Ok(i32::MIN as i64));
+        assert_eq!(p32("-0b10000000000000000000000000000000", g), Ok(i32::MIN as i64));
+        assert_eq!(p64("0x7FFFFFFFFFFFFFFF", g), Ok(i64::MAX));
+        assert_eq!(p64("-0x8000000000000000", g), Ok(i64::MIN));
+        assert_eq!(p64("0x8000000000000000", g), Err(Oor));
+        assert_eq!(p64("-0x8000000000000001", g), Err(Oor));
+        assert_eq!(p64("0xFFFFFFFFFFFFFFFF", g), Err(Oor));
+        assert_eq!(p64("0x10000000000000000", g), Err(Oor));
+        assert_eq!(p64("0o777777777777777777777", g), Ok(i64::MAX));
+        assert_eq!(p64("-0o1000000000000000000000", g), Ok(i64::MIN));
+        assert_eq!(p64("-0x8000_0000_0000_0000", g), Ok(i64::MIN));
+        assert_eq!(p64(&format!("0b{}", "1".repeat(63)), g), Ok(i64::MAX));
+        assert_eq!(p64(&format!("-0b1{}", "0".repeat(63)), g), Ok(i64::MIN));
+        assert_eq!(p64(&format!("0b1{}", "0".repeat(63)), g), Err(Oor));
+        assert_eq!(p64(&format!("0x{}", "F".repeat(40)), g), Err(Oor));
+    }
+
+    #[test]
+    fn pg16_underscores_decimal() {
+        for (s, v) in [
+            ("1_000", 1000),
+            ("1_2_3", 123),
+            ("0_1", 1),
+            ("-1_0", -10),
+            ("+1_0", 10),
+            (" 1_0 ", 10),
+            ("0_0", 0),
+        ] {
+            all(s, Pg16, Ok(v));
+            all(s, Pg15, Err(Syn));
+        }
+        for s in [
+            "_", "_1", "1_", "1__2", "-_1", "+_1", " _1", "1_ ", "1_x", "1_-", "__1", "1_2_",
+            "1_.", "_", "-_", "1 _2", "1_0x1",
+        ] {
+            all(s, Pg16, Err(Syn));
+            all(s, Pg15, Err(Syn));
+        }
+        assert_eq!(p32("2_147_483_647", Pg16), Ok(2147483647));
+        assert_eq!(p32("-2_147_483_648", Pg16), Ok(-2147483648));
+        assert_eq!(p32("2_147_483_648", Pg16), Err(Oor));
+    }
+
+    #[test]
+    fn overflow_then_junk_order() {
+        // PG15: exact, the digit run's magnitude exceeds |MIN| before the junk is seen.
+        assert_eq!(p16("32768x", Pg15), Err(Syn));
+        assert_eq!(p16("32769x", Pg15), Err(Oor));
+        assert_eq!(p16("-32768x", Pg15), Err(Syn));
+        assert_eq!(p16("-32769x", Pg15), Err(Oor));
+        assert_eq!(p32("2147483648x", Pg15), Err(Syn));
+        assert_eq!(p32("2147483649x", Pg15), Err(Oor));
+        assert_eq!(p32("99999999999 x", Pg15), Err(Oor));
+        assert_eq!(p32("2147483648 ", Pg15), Err(Oor));
+        assert_eq!(p64("9223372036854775808x", Pg15), Err(Syn));
+        assert_eq!(p64("9223372036854775809x", Pg15), Err(Oor));
+        assert_eq!(p64("-9223372036854775809 x", Pg15), Err(Oor));
+        // PG16: the check `acc > |MIN| / base` comes before each digit.
+        assert_eq!(p16("32769x", Pg16), Err(Syn));
+        assert_eq!(p16("32770x", Pg16), Err(Oor));
+        assert_eq!(p16("65535x", Pg16), Err(Oor));
+        assert_eq!(p16("-32769x", Pg16), Err(Syn));
+        assert_eq!(p32("2147483649x", Pg16), Err(Syn));
+        assert_eq!(p32("2147483650x", Pg16), Err(Oor));
+        assert_eq!(p32("-2147483649x", Pg16), Err(Syn));
+        assert_eq!(p32("99999999999 x", Pg16), Err(Oor));
+        assert_eq!(p64("9223372036854775809x", Pg16), Err(Syn));
+        assert_eq!(p64("9223372036854775810x", Pg16), Err(Oor));
+        assert_eq!(p64("18446744073709551615x", Pg16), Err(Oor));
+        // ... and applies to every base.
+        assert_eq!(p16("0x800Fx", Pg16), Err(Syn));
+        assert_eq!(p16("0x8010x", Pg16), Err(Oor));
+        assert_eq!(p16("0o100007x", Pg16), Err(Syn));
+        assert_eq!(p16("0o100010x", Pg16), Err(Oor));
+        assert_eq!(p16("0b10000000000000001x", Pg16), Err(Oor));
+        assert_eq!(p16("0b1000000000000001x", Pg16), Err(Syn));
+        assert_eq!(p32("0x8000000Fz", Pg16), Err(Syn));
+        assert_eq!(p32("0x80000010z", Pg16), Err(Oor));
+        assert_eq!(p64("0x800000000000000Fz", Pg16), Err(Syn));
+        assert_eq!(p64("0x8000000000000010z", Pg16), Err(Oor));
+        // bad underscores before the overflowing digit win, after it lose
+        assert_eq!(p16("3__99999", Pg16), Err(Syn));
+        assert_eq!(p16("99999__", Pg16), Err(Oor));
+        assert_eq!(p16("9999_9_", Pg16), Err(Oor));
+        assert_eq!(p16("3276_9_", Pg16), Err(Syn));
+        assert_eq!(p16("0x_FFFFF_", Pg16), Err(Oor));
+        assert_eq!(p16("0x__FFFFF", Pg16), Err(Syn));
+        // and trailing spaces do not matter
+        assert_eq!(p16("32768   ", Pg16), Err(Oor));
+        assert_eq!(p16("   32767   ", Pg16), Ok(32767));
+    }
+
+    #[test]
+    fn pg16_hex_letters_only_after_hex_prefix() {
+        for s in ["1f", "f", "A", "0a", "0o1a", "0b1a", "ff"] {
+            all(s, Pg16, Err(Syn));
+        }
+    }
+
+    #[test]
+    fn non_ascii() {
+        for b in 0x80..=0xFFu8 {
+            for bytes in [vec![b], vec![b, b'1'], vec![b'1', b], vec![b'-', b, b'1']] {
+                for g in BOTH {
+                    assert_eq!(parse_i16(&bytes, g), Err(Syn));
+                    assert_eq!(parse_i32(&bytes, g), Err(Syn));
+                    assert_eq!(parse_i64(&bytes, g), Err(Syn));
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn fast_path_declines_exactly_non_canonical() {
+        for s in ["", "-", "+1", " 1", "1 ", "1_0", "0x1", "1x"] {
+            assert!(fast::<MAG32, 10>(s.as_bytes()).is_none(), "{s:?}");
+        }
+        assert!(fast::<MAG32, 10>(b"00000000000x").is_none());
+        assert!(fast::<MAG32, 10>(b"00000000000_1").is_none());
+        assert!(fast::<MAG32, 10>(b"12345678901").is_none()); // 11 significant digits
+        assert_eq!(fast::<MAG32, 10>(b"00000000001"), Some(Ok(1)));
+        assert_eq!(fast::<MAG32, 10>(b"-000000000000000000000"), Some(Ok(0)));
+        assert_eq!(fast::<MAG32, 10>(b"-0000000000000000000002147483648"), Some(Ok(i32::MIN as i64)));
+        assert_eq!(fast::<MAG32, 10>(b"-2147483648"), Some(Ok(-2147483648)));
+        assert_eq!(fast::<MAG32, 10>(b"9999999999"), Some(Err(Oor)));
+        assert_eq!(fast::<MAG64, 19>(b"1234567890123456789"), Some(Ok(1234567890123456789)));
+        assert_eq!(fast::<MAG64, 19>(b"12345678x0123456789"), None);
+        assert_eq!(fast::<MAG64, 19>(b"1234567890123456x89"), None);
+        assert_eq!(fast::<MAG16, 5>(b"-0"), Some(Ok(0)));
+    }
+
+    #[test]
+    fn every_length_every_width() {
+        // canonical numbers of every length through both paths (fast up to D, general beyond)
+        for len in 1..=25usize {
+            let nines = "9".repeat(len);
+            let ones = "1".repeat(len);
+            for g in BOTH {
+                for s in [&nines, &ones] {
+                    let v: i128 = s.parse().unwrap();
+                    let want = |lo: i128, hi: i128| {
+                        if (lo..=hi).contains(&v) { Ok(v as i64) } else { Err(Oor) }
+                    };
+                    assert_eq!(p16(s, g), want(i16::MIN.into(), i16::MAX.into()), "{s}");
+                    assert_eq!(p32(s, g), want(i32::MIN.into(), i32::MAX.into()), "{s}");
+                    assert_eq!(p64(s, g), want(i64::MIN.into(), i64::MAX.into()), "{s}");
+                    let m = format!("-{s}");
+                    let want = |lo: i128| if -v >= lo { Ok(-v as i64) } else { Err(Oor) };
+                    assert_eq!(p16(&m, g), want(i16::MIN.into()), "{m}");
+                    assert_eq!(p32(&m, g), want(i32::MIN.into()), "{m}");
+                    assert_eq!(p64(&m, g), want(i64::MIN.into()), "{m}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_trip_samples() {
+        for g in BOTH {
+            for v in (i16::MIN..=i16::MAX).step_by(7) {
+                assert_eq!(parse_i16(v.to_string().as_bytes(), g), Ok(v));
+            }
+            for v in [i32::MIN, i32::MIN + 1, -1, 0, 1, 12345678, 123456789, i32::MAX - 1, i32::MAX]
+            {
+                assert_eq!(parse_i32(v.to_string().as_bytes(), g), Ok(v));
+            }
+            let mut x: i64 = 1;
+            for _ in 0..63 {
+                for v in [x, -x, x - 1, 1 - x, x.wrapping_mul(3)] {
+                    assert_eq!(parse_i64(v.to_string().as_bytes(), g), Ok(v));
+                }
+                x = x.wrapping_mul(2);
+            }
+            assert_eq!(parse_i64(i64::MIN.to_string().as_bytes(), g), Ok(i64::MIN));
+        }
+    }
+}

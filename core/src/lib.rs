@@ -1,0 +1,11 @@
+//! The PostgreSQL-free core of fastcopy.
+//!
+//! Nothing in this crate calls into PostgreSQL, allocates with palloc or knows pgrx types: it is
+//! what `cargo test`, the property tests and the cargo-fuzz targets exercise without a server,
+//! and what may run on a second thread while the backend inserts.
+//!
+//! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
+//! - [`input`]: chunked reading and the COPY text-format and CSV row splitters.
+
+pub mod input;
+pub mod int;

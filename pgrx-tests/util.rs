@@ -1,0 +1,80 @@
+// Shared helpers of the in-database suites (included into `mod tests` in src/lib.rs).
+
+/// Makes `pg_temp.fc_outcome(query)` and `pg_temp.fc_outcome_arg(query, arg)`: run `query`
+/// (one text value or none) in a subtransaction and answer `ok:<value>` or
+/// `err:<SQLSTATE>:<message>`, so a test can compare outcomes, errors included.
+fn make_outcome_functions() {
+    Spi::run(
+        r#"
+        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome(q text) RETURNS text LANGUAGE plpgsql AS $f$
+        DECLARE r text;
+        BEGIN
+          EXECUTE q INTO r;
+          RETURN 'ok:' || coalesce(r, '<null>');
+        EXCEPTION WHEN OTHERS THEN
+          RETURN 'err:' || SQLSTATE || ':' || SQLERRM;
+        END $f$;
+        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome_arg(q text, arg text) RETURNS text
+        LANGUAGE plpgsql AS $f$
+        DECLARE r text;
+        BEGIN
+          EXECUTE q INTO r USING arg;
+          RETURN 'ok:' || coalesce(r, '<null>');
+        EXCEPTION WHEN OTHERS THEN
+          RETURN 'err:' || SQLSTATE || ':' || SQLERRM;
+        END $f$;
+        "#,
+    )
+    .unwrap();
+}
+
+/// The outcome of one statement: `ok:<value>` or `err:<SQLSTATE>:<message>`.
+fn outcome(query: &str) -> String {
+    make_outcome_functions();
+    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1)", &[query.into()])
+        .unwrap()
+        .unwrap()
+}
+
+/// The server's major version number (15, 16, 17).
+fn server_major() -> i32 {
+    Spi::get_one::<i32>("SELECT current_setting('server_version_num')::int / 10000")
+        .unwrap()
+        .unwrap()
+}
+
+/// Reads a corpus file of one input per line: `#` starts a comment line, escapes `\\ \t \n \r
+/// \v \f`, `\s` for a space, and a line `\e` for the empty string.
+fn corpus_lines(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        if line.starts_with('#') || line.is_empty() {
+            continue;
+        }
+        if line == "\\e" {
+            out.push(String::new());
+            continue;
+        }
+        let mut s = String::new();
+        let mut chars = line.chars();
+        while let Some(c) = chars.next() {
+            if c != '\\' {
+                s.push(c);
+                continue;
+            }
+            match chars.next() {
+                Some('t') => s.push('\t'),
+                Some('n') => s.push('\n'),
+                Some('r') => s.push('\r'),
+                Some('v') => s.push('\u{0b}'),
+                Some('f') => s.push('\u{0c}'),
+                Some('s') => s.push(' '),
+                Some('\\') => s.push('\\'),
+                Some(other) => panic!("corpus: unknown escape \\{other} in {line:?}"),
+                None => panic!("corpus: trailing backslash in {line:?}"),
+            }
+        }
+        out.push(s);
+    }
+    out
+}

@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Everything CI runs (`make test`): setup if needed, the pure-Rust core's tests, then the
+# in-database suites on PostgreSQL 15, 16 and 17. Ends with one summary line; exit 1 on failure.
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+start=$(date +%s)
+majors=${FASTCOPY_TEST_MAJORS:-"15 16 17"}
+results=()
+fail=0
+
+step() {  # name command...
+  local name=$1; shift
+  local t0=$(date +%s)
+  echo "=== $name: $*"
+  if "$@"; then results+=("$name ok ($(( $(date +%s) - t0 ))s)")
+  else results+=("$name FAILED"); fail=1; fi
+}
+
+scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
+
+step core cargo test -p fastcopy-core --release
+
+runas=()
+if [ "$(id -u)" -eq 0 ]; then
+  mkdir -p "$FASTCOPY_RUN"; chown "$FASTCOPY_USER" "$FASTCOPY_RUN"
+fi
+for m in $majors; do
+  if [ "$(id -u)" -eq 0 ]; then
+    rm -rf "$FASTCOPY_RUN/pgrx-$m"
+    runas=(--runas "$FASTCOPY_USER" --pgdata "$FASTCOPY_RUN/pgrx-$m")
+  fi
+  step "pg$m" cargo pgrx test "pg$m" -p fastcopy "${runas[@]}"
+  for t in pgrx-tests/sessions/*.sh; do
+    [ -f "$t" ] && step "pg$m $(basename "$t" .sh)" bash "$t" "$m"
+  done
+done
+
+elapsed=$(( $(date +%s) - start ))
+summary=$(IFS=', '; echo "${results[*]}")
+if [ $fail -eq 0 ]; then
+  echo "make test: PASSED in $((elapsed / 60))m$((elapsed % 60))s: ${results[*]}"
+else
+  echo "make test: FAILED in $((elapsed / 60))m$((elapsed % 60))s: ${results[*]}"
+fi
+exit $fail

@@ -1,0 +1,145 @@
+//! The `fastcopy.*` settings (SPEC §3), registered in `_PG_init`, all settable per session.
+//!
+//! Read them only on the backend thread (pgrx checks this) through the typed accessors below.
+
+use pgrx::guc::{GucContext, GucEnum, GucFlags, GucRegistry, GucSetting, PostgresGucEnum};
+use pgrx::pg_sys;
+use std::ffi::{c_int, c_void};
+
+/// Who decides how far the table grows.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ExtendStrategy {
+    /// PostgreSQL extends the table itself, as COPY does.
+    #[name = c"server"]
+    Server,
+    /// fastcopy pre-extends in steps of exactly `extend_pages`.
+    #[name = c"fixed"]
+    Fixed,
+    /// Start at what the insert needs, double up to `extend_pages`, never shrink.
+    #[name = c"sticky"]
+    Sticky,
+}
+
+/// How new blocks are allocated (PostgreSQL 16+ distinguishes fallocate and zero-writes).
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum ExtendMethod {
+    /// The server's rule: fallocate above 8 blocks per call, zero-writes otherwise.
+    #[name = c"auto"]
+    Auto,
+    /// Only zero-writes: extension calls of at most 8 blocks.
+    #[name = c"zero"]
+    Zero,
+    /// Only fallocate: extension calls of at least 9 blocks (PostgreSQL 16+).
+    #[name = c"fallocate"]
+    Fallocate,
+}
+
+pub static MAX_BUFFERED_TUPLES: GucSetting<i32> = GucSetting::<i32>::new(1000);
+pub static MAX_BUFFERED_BYTES_KB: GucSetting<i32> = GucSetting::<i32>::new(64);
+pub static EXTEND_STRATEGY: GucSetting<ExtendStrategy> =
+    GucSetting::<ExtendStrategy>::new(ExtendStrategy::Server);
+pub static EXTEND_PAGES: GucSetting<i32> = GucSetting::<i32>::new(64);
+pub static EXTEND_METHOD: GucSetting<ExtendMethod> =
+    GucSetting::<ExtendMethod>::new(ExtendMethod::Auto);
+
+/// Rows buffered before a flush (COPY's fixed MAX_BUFFERED_TUPLES).
+pub fn max_buffered_tuples() -> usize {
+    MAX_BUFFERED_TUPLES.get() as usize
+}
+
+/// Input bytes buffered before a flush (COPY's fixed MAX_BUFFERED_BYTES).
+pub fn max_buffered_bytes() -> usize {
+    MAX_BUFFERED_BYTES_KB.get() as usize * 1024
+}
+
+pub fn extend_strategy() -> ExtendStrategy {
+    EXTEND_STRATEGY.get()
+}
+
+pub fn extend_pages() -> u32 {
+    EXTEND_PAGES.get() as u32
+}
+
+pub fn extend_method() -> ExtendMethod {
+    EXTEND_METHOD.get()
+}
+
+pub fn init() {
+    GucRegistry::define_int_guc(
+        c"fastcopy.max_buffered_tuples",
+        c"Rows fastcopy buffers before it inserts them in one batch.",
+        c"COPY FROM uses a fixed 1000.",
+        &MAX_BUFFERED_TUPLES,
+        1,
+        1_000_000,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"fastcopy.max_buffered_bytes",
+        c"Input bytes fastcopy buffers before it inserts them in one batch.",
+        c"COPY FROM uses a fixed 64kB.",
+        &MAX_BUFFERED_BYTES_KB,
+        1,
+        1_048_576,
+        GucContext::Userset,
+        GucFlags::UNIT_KB,
+    );
+    GucRegistry::define_enum_guc(
+        c"fastcopy.extend_strategy",
+        c"Who decides how far a loaded table grows: server, fixed or sticky.",
+        c"",
+        &EXTEND_STRATEGY,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_int_guc(
+        c"fastcopy.extend_pages",
+        c"Pages per extension for extend_strategy fixed, the cap for sticky.",
+        c"",
+        &EXTEND_PAGES,
+        1,
+        8192,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    // SAFETY: the check hook is a plain function of its arguments, guarded by #[pg_guard].
+    unsafe {
+        GucRegistry::define_enum_guc_with_hooks(
+            c"fastcopy.extend_method",
+            c"How new blocks are allocated: auto, zero or fallocate (fallocate needs PostgreSQL 16+).",
+            c"",
+            &EXTEND_METHOD,
+            GucContext::Userset,
+            GucFlags::default(),
+            Some(check_extend_method),
+            None,
+            None,
+        );
+        pg_sys::MarkGUCPrefixReserved(c"fastcopy".as_ptr());
+    }
+}
+
+/// PostgreSQL 15 extends one block per write, so there is no fallocate to choose.
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn check_extend_method(
+    newval: *mut c_int,
+    _extra: *mut *mut c_void,
+    _source: pg_sys::GucSource::Type,
+) -> bool {
+    let fallocate = ExtendMethod::Fallocate.to_ordinal();
+    if cfg!(feature = "pg15") && unsafe { *newval } == fallocate {
+        unsafe {
+            pg_sys::GUC_check_errcode(pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED as c_int);
+            pg_sys::GUC_check_errmsg_string = pg_sys::pstrdup(
+                c"fastcopy.extend_method = 'fallocate' needs PostgreSQL 16 or later".as_ptr(),
+            );
+            pg_sys::GUC_check_errdetail_string = pg_sys::pstrdup(
+                c"PostgreSQL 15 extends a relation one zero-filled block per write; use 'auto' or 'zero'."
+                    .as_ptr(),
+            );
+        }
+        return false;
+    }
+    true
+}

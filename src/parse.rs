@@ -1,0 +1,55 @@
+//! `fastcopy.parse_int2/4/8` and `try_parse_int2/4/8`: the int core with the grammar of the
+//! server this build is for, and the server's errors.
+
+use fastcopy_core::int::{self, Grammar, IntError};
+use crate::error::{raise, raise_detail};
+use pgrx::prelude::*;
+
+/// The integer grammar of the server this library is built for (the one place that knows).
+#[cfg(feature = "pg15")]
+pub const SERVER_GRAMMAR: Grammar = Grammar::Pg15;
+#[cfg(not(feature = "pg15"))]
+pub const SERVER_GRAMMAR: Grammar = Grammar::Pg16;
+
+/// Raise the server's error for `input` that did not convert to `type_name`
+/// ("smallint", "integer" or "bigint"): 22P02 or 22003 with the original input.
+pub fn raise_int_error(err: IntError, input: &[u8], type_name: &str) -> ! {
+    let shown = String::from_utf8_lossy(input);
+    match err {
+        IntError::InvalidSyntax => raise(PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type {type_name}: \"{shown}\"")),
+        IntError::OutOfRange => raise(PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, format!("value \"{shown}\" is out of range for type {type_name}")),
+    }
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn parse_int2(input: &str) -> i16 {
+    int::parse_i16(input.as_bytes(), SERVER_GRAMMAR)
+        .unwrap_or_else(|e| raise_int_error(e, input.as_bytes(), "smallint"))
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn parse_int4(input: &str) -> i32 {
+    int::parse_i32(input.as_bytes(), SERVER_GRAMMAR)
+        .unwrap_or_else(|e| raise_int_error(e, input.as_bytes(), "integer"))
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn parse_int8(input: &str) -> i64 {
+    int::parse_i64(input.as_bytes(), SERVER_GRAMMAR)
+        .unwrap_or_else(|e| raise_int_error(e, input.as_bytes(), "bigint"))
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn try_parse_int2(input: &str) -> Option<i16> {
+    int::parse_i16(input.as_bytes(), SERVER_GRAMMAR).ok()
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn try_parse_int4(input: &str) -> Option<i32> {
+    int::parse_i32(input.as_bytes(), SERVER_GRAMMAR).ok()
+}
+
+#[pg_extern(immutable, strict, parallel_safe)]
+fn try_parse_int8(input: &str) -> Option<i64> {
+    int::parse_i64(input.as_bytes(), SERVER_GRAMMAR).ok()
+}
