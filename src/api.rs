@@ -7,9 +7,7 @@ use pgrx::prelude::*;
 
 pgrx::extension_sql_file!("../sql/load.sql", name = "load_sql", finalize);
 
-type LoadResult = pgrx::composite_type!('static, "fastcopy.load_result");
-
-fn result_row(s: LoadStats) -> LoadResult {
+fn result_row(s: LoadStats) -> PgHeapTuple<'static, pgrx::AllocatedByRust> {
     let mut row = PgHeapTuple::new_composite_type("fastcopy.load_result").unwrap();
     row.set_by_name("rows_loaded", s.rows_loaded as i64).unwrap();
     row.set_by_name("rows_skipped", s.rows_skipped as i64).unwrap();
@@ -53,7 +51,7 @@ fn load(
     default_string: Option<String>,
     freeze: Option<bool>,
     on_error: Option<String>,
-) -> LoadResult {
+) -> pgrx::composite_type!('static, "fastcopy.load_result") {
     let relid = target_oid(target);
     check_read_server_files();
     let Some(path) = path else {
@@ -80,7 +78,7 @@ fn load_data(
     default_string: Option<String>,
     freeze: Option<bool>,
     on_error: Option<String>,
-) -> LoadResult {
+) -> pgrx::composite_type!('static, "fastcopy.load_result") {
     let relid = target_oid(target);
     let data = data.unwrap_or(b"");
     let opts = LoadOptions {

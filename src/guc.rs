@@ -52,18 +52,6 @@ pub fn max_buffered_bytes() -> usize {
     MAX_BUFFERED_BYTES_KB.get() as usize * 1024
 }
 
-pub fn extend_strategy() -> ExtendStrategy {
-    EXTEND_STRATEGY.get()
-}
-
-pub fn extend_pages() -> u32 {
-    EXTEND_PAGES.get() as u32
-}
-
-pub fn extend_method() -> ExtendMethod {
-    EXTEND_METHOD.get()
-}
-
 pub fn init() {
     GucRegistry::define_int_guc(
         c"fastcopy.max_buffered_tuples",

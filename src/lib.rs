@@ -34,6 +34,7 @@ mod tests {
     include!("../pgrx-tests/util.rs");
     include!("../pgrx-tests/guc.rs");
     include!("../pgrx-tests/parse.rs");
+    include!("../pgrx-tests/load.rs");
 }
 
 /// Required by `cargo pgrx test`.

@@ -2,7 +2,7 @@
 //! server this build is for, and the server's errors.
 
 use fastcopy_core::int::{self, Grammar, IntError};
-use crate::error::{raise, raise_detail};
+use crate::error::raise;
 use pgrx::prelude::*;
 
 /// The integer grammar of the server this library is built for (the one place that knows).

@@ -71,7 +71,7 @@ const MAG64: u64 = 1 << 63;
 pub fn parse_i16(s: &[u8], g: Grammar) -> Result<i16, IntError> {
     match fast::<MAG16, 5>(s) {
         Some(r) => r,
-        None => general::<MAG16>(s, g),
+        None => general::<MAG16, 5>(s, g),
     }
     .map(|v| v as i16)
 }
@@ -81,7 +81,7 @@ pub fn parse_i16(s: &[u8], g: Grammar) -> Result<i16, IntError> {
 pub fn parse_i32(s: &[u8], g: Grammar) -> Result<i32, IntError> {
     match fast::<MAG32, 10>(s) {
         Some(r) => r,
-        None => general::<MAG32>(s, g),
+        None => general::<MAG32, 10>(s, g),
     }
     .map(|v| v as i32)
 }
@@ -91,7 +91,7 @@ pub fn parse_i32(s: &[u8], g: Grammar) -> Result<i32, IntError> {
 pub fn parse_i64(s: &[u8], g: Grammar) -> Result<i64, IntError> {
     match fast::<MAG64, 19>(s) {
         Some(r) => r,
-        None => general::<MAG64>(s, g),
+        None => general::<MAG64, 19>(s, g),
     }
 }
 
@@ -99,6 +99,24 @@ pub fn parse_i64(s: &[u8], g: Grammar) -> Result<i64, IntError> {
 #[inline(always)]
 fn is_space(b: u8) -> bool {
     b == b' ' || b.wrapping_sub(b'\t') < 5
+}
+
+/// `s` without leading and trailing spaces.
+#[inline(always)]
+fn trim_spaces(mut s: &[u8]) -> &[u8] {
+    while let [first, rest @ ..] = s {
+        if !is_space(*first) {
+            break;
+        }
+        s = rest;
+    }
+    while let [rest @ .., last] = s {
+        if !is_space(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
 }
 
 /// Index of the first byte at or after `i` that is not a space.
@@ -179,39 +197,47 @@ fn eight_digits(b: &[u8; 8]) -> Option<u64> {
     swar_all_digits(v).then(|| swar_value(v))
 }
 
-/// The canonical-form fast path: `-?[0-9]+` with at most `D` significant digits (after leading
-/// zeros), nothing else. `None` means "not canonical, ask the general path". `D <= 19`, so the
-/// value fits a `u64` and no overflow test is needed before the final range check.
+/// The canonical-form fast path: `-?[0-9]+` and nothing else. `None` means "not canonical, ask
+/// the general path".
 #[inline(always)]
 fn fast<const MAG: u64, const D: usize>(s: &[u8]) -> Option<Result<i64, IntError>> {
     // Branch-free sign: the sign of mixed data is as unpredictable as its length.
     let neg = s.first() == Some(&b'-');
-    let mut digits = s.get(neg as usize..)?;
-    if digits.is_empty() {
-        return None;
-    }
+    let mag = decimal_digits::<D>(s.get(neg as usize..)?)?;
+    Some(finish::<MAG>(neg, mag))
+}
+
+/// The value of `[0-9]+` with at most `D` significant digits (after leading zeros), else `None`.
+/// `D <= 19`, so the value fits a `u64` and no overflow test is needed before the final range
+/// check.
+#[inline(always)]
+fn decimal_digits<const D: usize>(mut digits: &[u8]) -> Option<u64> {
     if digits.len() > D {
+        if digits.first() != Some(&b'0') {
+            return None;
+        }
         digits = strip_zeros(digits);
         if digits.len() > D {
             return None;
         }
         if digits.is_empty() {
-            return Some(Ok(0));
+            return Some(0);
         }
     }
     let n = digits.len();
-    let mag = if n <= 8 {
-        upto8_digits(digits)?
+    if n == 0 {
+        None
+    } else if n <= 8 {
+        upto8_digits(digits)
     } else if D <= 16 || n <= 16 {
         let (head, tail) = digits.split_last_chunk::<8>()?;
-        upto8_digits(head)? * 100_000_000 + eight_digits(tail)?
+        Some(upto8_digits(head)? * 100_000_000 + eight_digits(tail)?)
     } else {
         let (head, tail) = digits.split_last_chunk::<16>()?;
         let (mid, low) = tail.split_at(8);
         let (mid, low) = (mid.first_chunk::<8>()?, low.first_chunk::<8>()?);
-        (upto8_digits(head)? * 100_000_000 + eight_digits(mid)?) * 100_000_000 + eight_digits(low)?
-    };
-    Some(finish::<MAG>(neg, mag))
+        Some((upto8_digits(head)? * 100_000_000 + eight_digits(mid)?) * 100_000_000 + eight_digits(low)?)
+    }
 }
 
 /// `b` without its leading `'0'` bytes (8 at a time, then one at a time).
@@ -231,7 +257,19 @@ fn strip_zeros(mut b: &[u8]) -> &[u8] {
 
 /// The full grammar of `g` for a `MAG`-bit-wide integer (`MAG` = `|MIN|`).
 #[inline(never)]
-fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+fn general<const MAG: u64, const D: usize>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+    // Canonical but for surrounding spaces or a '+': `ws* [+-]? [0-9]+ ws*` means the same in
+    // both grammars (the value, or out of range), so it takes the fast digit code too.
+    if let (Some(&first), Some(&last)) = (s.first(), s.last()) {
+        if is_space(first) || first == b'+' || is_space(last) {
+            let t = trim_spaces(s);
+            let neg = t.first() == Some(&b'-');
+            let sign = (neg || t.first() == Some(&b'+')) as usize;
+            if let Some(mag) = t.get(sign..).and_then(decimal_digits::<D>) {
+                return finish::<MAG>(neg, mag);
+            }
+        }
+    }
     let mut i = skip_space(s, 0);
     let neg = match s.get(i) {
         Some(b'-') => {
@@ -305,7 +343,7 @@ static DIGIT_VALUE: [u8; 256] = {
 /// The value of `b` as a digit of `BASE`, if it is one.
 #[inline(always)]
 fn digit<const BASE: u64>(b: u8) -> Option<u64> {
-    let d = DIGIT_VALUE[b as usize] as u64;
+    let d = if BASE <= 10 { b.wrapping_sub(b'0') } else { DIGIT_VALUE[b as usize] } as u64;
     (d < BASE).then_some(d)
 }
 

@@ -1,8 +1,8 @@
 //! The load options as given in SQL, checked the way COPY's `ProcessCopyOptions` checks them,
 //! and turned into the reader's options.
 
-use fastcopy_core::input::{Format, Options};
-use crate::error::{raise, raise_detail};
+use fastcopy_core::input::Options;
+use crate::error::raise;
 use pgrx::prelude::*;
 
 /// What `fastcopy.load` / `load_data` were called with (NULL = COPY's default).

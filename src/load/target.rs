@@ -36,7 +36,6 @@ pub struct Filler {
 
 pub struct Target {
     pub rel: pg_sys::Relation,
-    pub relid: pg_sys::Oid,
     pub relname: CString,
     pub estate: *mut pg_sys::EState,
     pub rri: *mut pg_sys::ResultRelInfo,
@@ -202,7 +201,6 @@ impl Target {
             }
             Target {
                 rel,
-                relid,
                 relname: CString::new(relname_str).unwrap(),
                 estate,
                 rri,

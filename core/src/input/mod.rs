@@ -45,6 +45,7 @@
 //! that a future version difference has a place to go.
 
 mod csv;
+mod fast;
 mod text;
 
 use std::borrow::Cow;
@@ -484,6 +485,8 @@ pub const DEFAULT_CHUNK_BYTES: usize = 256 * 1024;
 /// [`next_row`](Self::next_row) returned `Ok(false)`, every later call returns `Ok(false)`.
 pub struct RowReader<R: Read> {
     src: R,
+    /// Fast-path needles: delimiter, then backslash (text) or quote (CSV).
+    needles: fast::Needles,
     opts: Options,
     /// CSV: the escape character when it differs from the quote (`escapec` of the line scan).
     csv_escapec: Option<u8>,
@@ -534,13 +537,15 @@ impl<R: Read> RowReader<R> {
         } else {
             None
         };
+        let fourth = if opts.format == Format::Text { b'\\' } else { opts.quote };
         RowReader {
             src: source,
+            needles: fast::Needles::new(opts.delimiter, fourth),
             header_pending: opts.header,
             opts,
             csv_escapec,
             csv,
-            buf: vec![0; chunk],
+            buf: vec![0; chunk + fast::PAD],
             pos: 0,
             filled: 0,
             verified: 0,
@@ -568,9 +573,13 @@ impl<R: Read> RowReader<R> {
 
     /// Reads the next row into `row`. `Ok(false)` at end of data (EOF, or the `\.` end
     /// marker alone on its line).
+    #[inline]
     pub fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
         if self.done {
             return Ok(false);
+        }
+        if !self.header_pending && fast::try_row(self, row) {
+            return Ok(true);
         }
         match self.next_row_inner(row) {
             Ok(true) => Ok(true),
@@ -686,12 +695,15 @@ impl<R: Read> RowReader<R> {
             self.verified -= self.pos;
             self.pos = 0;
         }
-        if self.buf.len() - self.filled < self.chunk.div_ceil(4) {
-            let new_len = (self.buf.len() * 2).max(self.filled + self.chunk);
-            self.buf.resize(new_len, 0);
+        // The last `fast::PAD` bytes are never filled: block loads may run past the data.
+        let cap = self.buf.len() - fast::PAD;
+        if cap - self.filled < self.chunk.div_ceil(4) {
+            let new_cap = (cap * 2).max(self.filled + self.chunk);
+            self.buf.resize(new_cap + fast::PAD, 0);
         }
+        let cap = self.buf.len() - fast::PAD;
         let n = loop {
-            match self.src.read(&mut self.buf[self.filled..]) {
+            match self.src.read(&mut self.buf[self.filled..cap]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(InputError::new(InputErrorKind::Io(e), self.lineno)),

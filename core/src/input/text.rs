@@ -61,6 +61,7 @@ pub(crate) fn scan_line(
             }
             _ => {
                 // Backslash: look at the next byte.
+                st.special = true;
                 if q + 1 >= limit {
                     if at_eof {
                         // A backslash just before EOF is data (dropped by the field split).
@@ -69,7 +70,6 @@ pub(crate) fn scan_line(
                     st.p = q - start;
                     return Scan::NeedMore;
                 }
-                st.special = true;
                 if data[q + 1] != b'.' {
                     // Whatever follows a backslash belongs to the line, even `\r`/`\n`.
                     p = q + 2;

@@ -1,1 +1,0 @@
-//! COPY input readers (placeholder, being written).

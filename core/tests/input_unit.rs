@@ -1,0 +1,827 @@
+//! Unit tests of the COPY text and CSV readers. Every expectation below was checked against
+//! PostgreSQL 15.19, 16.15 and 17.11 (`COPY t FROM 'file'`), which agree on all of them.
+//!
+//! Every case runs through several chunk sizes (1, 2, 3, 7, 16, 64 bytes and the default)
+//! and through a source that returns one byte per `read`, and must give the same rows,
+//! line numbers, byte counts and errors each time.
+
+use fastcopy_core::input::{Field, Format, InputError, InputErrorKind, Options, Row, RowReader};
+use std::io::Read;
+
+#[derive(Debug, PartialEq, Eq, Clone)]
+enum F {
+    N,
+    D,
+    V(Vec<u8>),
+}
+
+fn v(s: &str) -> F {
+    F::V(s.as_bytes().to_vec())
+}
+fn vb(b: &[u8]) -> F {
+    F::V(b.to_vec())
+}
+use F::{D, N};
+
+#[derive(Debug, PartialEq, Eq, Clone)]
+struct Err {
+    sqlstate: &'static str,
+    message: String,
+    hint: Option<&'static str>,
+    line: u64,
+    raw_line: Option<Vec<u8>>,
+}
+
+#[derive(Debug, PartialEq, Eq, Clone)]
+struct Out {
+    /// (line_no, raw_len, fields, quoted flags)
+    rows: Vec<(u64, usize, Vec<F>, Vec<bool>)>,
+    err: Option<Err>,
+    bytes_read: u64,
+}
+
+impl Out {
+    fn fields(&self) -> Vec<Vec<F>> {
+        self.rows.iter().map(|r| r.2.clone()).collect()
+    }
+    fn lines(&self) -> Vec<u64> {
+        self.rows.iter().map(|r| r.0).collect()
+    }
+    fn err(&self) -> &Err {
+        self.err.as_ref().expect("an error")
+    }
+    fn ok(&self) -> Vec<Vec<F>> {
+        assert!(self.err.is_none(), "unexpected error {:?}", self.err);
+        self.fields()
+    }
+}
+
+/// Returns one byte per read.
+struct OneByte<'a>(&'a [u8]);
+impl Read for OneByte<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.0.is_empty() || buf.is_empty() {
+            return Ok(0);
+        }
+        buf[0] = self.0[0];
+        self.0 = &self.0[1..];
+        Ok(1)
+    }
+}
+
+fn collect<R: Read>(mut rd: RowReader<R>, total: usize) -> Out {
+    let mut row = Row::new();
+    let mut rows = Vec::new();
+    let mut err = None;
+    let mut consumed = 0usize;
+    loop {
+        match rd.next_row(&mut row) {
+            Ok(true) => {
+                assert!(row.len() >= 1);
+                assert!(!row.is_empty());
+                let mut fields = Vec::new();
+                let mut quoted = Vec::new();
+                for i in 0..row.len() {
+                    quoted.push(row.quoted(i));
+                    fields.push(match row.field(i) {
+                        Field::Null => N,
+                        Field::Default => D,
+                        Field::Value(b) => {
+                            // The C-string invariant.
+                            let p = b.as_ptr();
+                            let term = unsafe { *p.add(b.len()) };
+                            assert_eq!(term, 0, "value not NUL-terminated");
+                            assert!(!b.contains(&0), "NUL inside a value");
+                            vb(b)
+                        }
+                    });
+                }
+                let raw = row.raw_line();
+                assert_eq!(raw.len(), row.line_len());
+                assert!(row.raw_len() >= row.line_len());
+                consumed += row.raw_len();
+                rows.push((row.line_no(), row.raw_len(), fields, quoted));
+            }
+            Ok(false) => {
+                // Once finished, always finished.
+                assert!(!rd.next_row(&mut row).unwrap());
+                break;
+            }
+            Err(e) => {
+                err = Some(to_err(&e));
+                assert!(!rd.next_row(&mut row).unwrap(), "reader must stop after an error");
+                break;
+            }
+        }
+    }
+    assert!(consumed <= total);
+    Out { rows, err, bytes_read: rd.bytes_read() }
+}
+
+fn to_err(e: &InputError) -> Err {
+    // Display and Error work.
+    let shown = e.to_string();
+    assert!(shown.contains(&e.message()));
+    Err { sqlstate: e.sqlstate(), message: e.message(), hint: e.hint(), line: e.line, raw_line: e.raw_line.clone() }
+}
+
+fn run(data: &[u8], opts: Options) -> Out {
+    let reference = collect(RowReader::new(data, opts.clone()), data.len());
+    for chunk in [1usize, 2, 3, 7, 16, 64] {
+        let o = collect(RowReader::with_capacity(data, opts.clone(), chunk), data.len());
+        assert_eq!(o.rows, reference.rows, "chunk {chunk}, data {data:?}");
+        assert_eq!(o.err, reference.err, "chunk {chunk}, data {data:?}");
+    }
+    let o = collect(RowReader::with_capacity(OneByte(data), opts.clone(), 4), data.len());
+    assert_eq!(o.rows, reference.rows, "one byte reads, data {data:?}");
+    assert_eq!(o.err, reference.err, "one byte reads, data {data:?}");
+    reference
+}
+
+fn text() -> Options {
+    Options::text()
+}
+fn csv() -> Options {
+    Options::csv()
+}
+fn rows(data: &[u8], opts: Options) -> Vec<Vec<F>> {
+    run(data, opts).ok()
+}
+fn err(data: &[u8], opts: Options) -> Err {
+    run(data, opts).err().clone()
+}
+
+// ---------------------------------------------------------------- options
+
+#[test]
+fn option_defaults() {
+    let t = Options::text();
+    assert_eq!(t.format, Format::Text);
+    assert_eq!(t.delimiter, b'\t');
+    assert_eq!(t.null, b"\\N");
+    assert_eq!(t.default, None);
+    assert!(!t.header);
+    assert_eq!(t.server_major, 17);
+    let c = Options::csv();
+    assert_eq!(c.format, Format::Csv);
+    assert_eq!(c.delimiter, b',');
+    assert_eq!(c.null, b"");
+    assert_eq!(c.quote, b'"');
+    assert_eq!(c.escape, b'"');
+    assert_eq!(c.default, None);
+}
+
+#[test]
+fn reader_is_send() {
+    fn assert_send<T: Send>() {}
+    assert_send::<RowReader<std::fs::File>>();
+    assert_send::<RowReader<&[u8]>>();
+    assert_send::<Row>();
+    assert_send::<InputError>();
+}
+
+// ---------------------------------------------------------------- text: basics
+
+#[test]
+fn text_basic_rows() {
+    let o = run(b"a\tb\nc\td\n", text());
+    assert_eq!(o.ok(), vec![vec![v("a"), v("b")], vec![v("c"), v("d")]]);
+    assert_eq!(o.lines(), vec![1, 2]);
+    assert_eq!(o.rows[0].1, 4);
+    assert_eq!(o.bytes_read, 8);
+}
+
+#[test]
+fn empty_input() {
+    assert_eq!(rows(b"", text()), Vec::<Vec<F>>::new());
+    assert_eq!(rows(b"", csv()), Vec::<Vec<F>>::new());
+}
+
+#[test]
+fn no_trailing_newline() {
+    let o = run(b"a\tb\nc\td", text());
+    assert_eq!(o.ok(), vec![vec![v("a"), v("b")], vec![v("c"), v("d")]]);
+    assert_eq!(o.rows[1].1, 3);
+    assert_eq!(rows(b"x", text()), vec![vec![v("x")]]);
+}
+
+#[test]
+fn text_empty_line_is_one_empty_field() {
+    assert_eq!(rows(b"a\n\nb\n", text()), vec![vec![v("a")], vec![v("")], vec![v("b")]]);
+    let mut o = text();
+    o.null = b"".to_vec();
+    assert_eq!(rows(b"a\n\nb\n", o), vec![vec![v("a")], vec![N], vec![v("b")]]);
+    assert_eq!(rows(b"\n", text()), vec![vec![v("")]]);
+}
+
+#[test]
+fn text_empty_fields() {
+    assert_eq!(rows(b"\t\t\n", text()), vec![vec![v(""), v(""), v("")]]);
+}
+
+#[test]
+fn text_null_is_compared_raw() {
+    assert_eq!(rows(b"\\N\t\\\\N\tN\n", text()), vec![vec![N, v("\\N"), v("N")]]);
+    // The NULL string with a backslash is compared before de-escaping.
+    let mut o = text();
+    o.null = b"x\\y".to_vec();
+    assert_eq!(rows(b"x\\y\tx\\\\y\n", o), vec![vec![N, v("x\\y")]]);
+}
+
+#[test]
+fn text_other_delimiter() {
+    let mut o = text();
+    o.delimiter = b'|';
+    assert_eq!(rows(b"a|b\tc|\\|\n", o), vec![vec![v("a"), v("b\tc"), v("|")]]);
+}
+
+// ---------------------------------------------------------------- text: escapes
+
+#[test]
+fn text_simple_escapes() {
+    assert_eq!(
+        rows(b"\\b\\f\\n\\r\\t\\v\\a\\\\\\N\n", text()),
+        vec![vec![vb(b"\x08\x0c\n\r\t\x0ba\\N")]]
+    );
+}
+
+#[test]
+fn text_octal_escapes() {
+    assert_eq!(rows(b"\\1\\12\\123\\1234\n", text()), vec![vec![vb(b"\x01\x0aS\x534")]]);
+    assert_eq!(rows(b"\\101\\0601\\8\n", text()), vec![vec![vb(b"A01\x38")]]);
+    // \777 = 511, taken mod 256: 0xff, which alone is not UTF-8.
+    let e = err(b"\\777\n", text());
+    assert_eq!(e.sqlstate, "22021");
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(e.raw_line.as_deref(), Some(&b"\\777"[..]));
+    // \303\251 is é.
+    assert_eq!(rows(b"\\303\\251\n", text()), vec![vec![v("é")]]);
+}
+
+#[test]
+fn text_hex_escapes() {
+    assert_eq!(
+        rows(b"\\x4\\x41\\x414\\xg\\X41\\x\n", text()),
+        vec![vec![vb(b"\x04AA4xgX41x")]]
+    );
+    assert_eq!(rows(b"\\xc3\\xA9\n", text()), vec![vec![v("é")]]);
+}
+
+#[test]
+fn text_backslash_stands_for_itself() {
+    // Backslash + delimiter, + newline, + any other char.
+    assert_eq!(rows(b"a\\\tb\tc\n", text()), vec![vec![v("a\tb"), v("c")]]);
+    assert_eq!(rows(b"a\\\nb\n", text()), vec![vec![v("a\nb")]]);
+    assert_eq!(rows(b"\\q\\\\.x\n", text()), vec![vec![v("q\\.x")]]);
+    assert_eq!(rows(b"\\\xc3\xa9\n", text()), vec![vec![v("é")]]);
+}
+
+#[test]
+fn text_trailing_backslash_at_eof_is_dropped() {
+    assert_eq!(rows(b"ab\\", text()), vec![vec![v("ab")]]);
+    assert_eq!(rows(b"\\", text()), vec![vec![v("")]]);
+    // ... and not part of the raw field compared with NULL.
+    assert_eq!(rows(b"\\N\\", text()), vec![vec![N]]);
+    assert_eq!(rows(b"a\r\\", text()), vec![vec![v("a")], vec![v("")]]);
+}
+
+#[test]
+fn text_escaped_cr_before_lf_on_first_line() {
+    // The backslash takes the \r; the \n then ends the line and fixes the style to \n.
+    assert_eq!(rows(b"a\\\r\nb\n", text()), vec![vec![v("a\r")], vec![v("b")]]);
+}
+
+#[test]
+fn text_embedded_nul_is_an_encoding_error() {
+    for data in [&b"a\\000b\n"[..], b"a\\x00b\n", b"\\0\n", b"\\400\n"] {
+        let e = err(data, text());
+        assert_eq!(e.sqlstate, "22021");
+        assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0x00");
+        assert_eq!(e.line, 1);
+        assert_eq!(e.raw_line.as_deref(), Some(&data[..data.len() - 1]));
+    }
+    // ... but not in a NULL field (checked only for data).
+    let mut o = text();
+    o.null = b"\\0".to_vec();
+    assert_eq!(rows(b"\\0\n", o), vec![vec![N]]);
+}
+
+#[test]
+fn text_escaped_invalid_utf8() {
+    let e = err(b"a\nb\\xffc\nd\n", text());
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(e.line, 2);
+    assert_eq!(e.raw_line.as_deref(), Some(&b"b\\xffc"[..]));
+    let e = err(b"\\xe2\\x28x\n", text());
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28 0x78");
+    let e = err(b"ok\t\\xe2\\x28\n", text());
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28");
+    // The de-escaped field is verified as a whole, raw bytes included.
+    let e = err(b"\\xe2\xc3\xa9\n", text());
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0xc3 0xa9");
+    assert_eq!(rows(b"\\xe2\\x82\\xac\n", text()), vec![vec![v("\u{20ac}")]]);
+}
+
+// ---------------------------------------------------------------- text: line endings
+
+#[test]
+fn text_line_ending_styles() {
+    for data in [&b"a\tb\nc\td\n"[..], b"a\tb\r\nc\td\r\n", b"a\tb\rc\td\r", b"a\tb\r\nc\td"] {
+        let o = run(data, text());
+        assert_eq!(o.ok(), vec![vec![v("a"), v("b")], vec![v("c"), v("d")]], "{data:?}");
+        assert_eq!(o.lines(), vec![1, 2]);
+    }
+    let o = run(b"a\r\nb\r\n", text());
+    assert_eq!(o.rows.iter().map(|r| r.1).collect::<Vec<_>>(), vec![3, 3]);
+}
+
+fn assert_lit_nl(e: &Err, line: u64) {
+    assert_eq!(e.sqlstate, "22P04");
+    assert_eq!(e.message, "literal newline found in data");
+    assert_eq!(e.hint, Some("Use \"\\n\" to represent newline."));
+    assert_eq!(e.line, line);
+    assert_eq!(e.raw_line, None);
+}
+
+fn assert_lit_cr(e: &Err, line: u64) {
+    assert_eq!(e.sqlstate, "22P04");
+    assert_eq!(e.message, "literal carriage return found in data");
+    assert_eq!(e.hint, Some("Use \"\\r\" to represent carriage return."));
+    assert_eq!(e.line, line);
+}
+
+#[test]
+fn text_line_ending_mismatches() {
+    assert_lit_nl(&err(b"a\rb\nc\r", text()), 2);
+    assert_lit_cr(&err(b"a\nb\rc\n", text()), 2);
+    assert_lit_cr(&err(b"a\r\nb\rc\r\n", text()), 2);
+    assert_lit_nl(&err(b"a\r\nb\nc\r\n", text()), 2);
+    // A lone \r at EOF where \r\n is the style.
+    assert_lit_cr(&err(b"a\r\nb\r", text()), 2);
+    // The rows before the error are returned.
+    let o = run(b"a\nb\nc\rd\n", text());
+    assert_eq!(o.fields(), vec![vec![v("a")], vec![v("b")]]);
+    assert_lit_cr(o.err(), 3);
+}
+
+// ---------------------------------------------------------------- text: end marker
+
+#[test]
+fn text_end_marker() {
+    let o = run(b"a\n\\.\nb\n", text());
+    assert_eq!(o.ok(), vec![vec![v("a")]]);
+    assert_eq!(rows(b"\\.\n", text()), Vec::<Vec<F>>::new());
+    assert_eq!(rows(b"a\r\\.\rb\r", text()), vec![vec![v("a")]]);
+    assert_eq!(rows(b"a\r\n\\.\r\nb\r\n", text()), vec![vec![v("a")]]);
+    // After the marker, nothing is read: not even invalid bytes.
+    assert_eq!(rows(b"a\n\\.\n\xff\n", text()), vec![vec![v("a")]]);
+    // \\. is data.
+    assert_eq!(rows(b"\\\\.\n", text()), vec![vec![v("\\.")]]);
+}
+
+#[test]
+fn text_end_marker_after_data_keeps_the_data_and_goes_on() {
+    // The server keeps the text before \. as a row and, reading a file, goes on after it.
+    let o = run(b"a\nxy\\.\nb\n", text());
+    assert_eq!(o.ok(), vec![vec![v("a")], vec![v("xy")], vec![v("b")]]);
+    assert_eq!(o.lines(), vec![1, 2, 3]);
+    assert_eq!(o.rows[1].1, 5);
+    assert_eq!(rows(b"a\rxx\\.\rb\r", text()), vec![vec![v("a")], vec![v("xx")], vec![v("b")]]);
+    // On the first line \.\r ends the marker without looking for \n, which then is an
+    // empty line of its own.
+    assert_eq!(rows(b"ab\\.\r\nzz\n", text()), vec![vec![v("ab")], vec![v("")], vec![v("zz")]]);
+    assert_eq!(rows(b"\\.\r\nzz\n", text()), Vec::<Vec<F>>::new());
+    // Fields before the marker are split and de-escaped as usual.
+    assert_eq!(rows(b"a\t\\t\\.\n", text()), vec![vec![v("a"), v("\t")]]);
+}
+
+#[test]
+fn text_end_marker_errors() {
+    for data in [&b"a\n\\.x\nb\n"[..], b"a\n\\.", b"a\r\n\\.\r", b"a\r\n\\.x\n", b"\\.x"] {
+        let e = err(data, text());
+        assert_eq!(e.sqlstate, "22P04", "{data:?}");
+        assert_eq!(e.message, "end-of-copy marker corrupt", "{data:?}");
+        assert_eq!(e.hint, None);
+    }
+    assert_eq!(err(b"a\n\\.x\nb\n", text()).line, 2);
+    for (data, line) in [(&b"a\r\n\\.\nb\n"[..], 2), (&b"a\n\\.\rb\n"[..], 2), (&b"a\rb\r\\.\n"[..], 3)] {
+        let e = err(data, text());
+        assert_eq!(e.message, "end-of-copy marker does not match previous newline style", "{data:?}");
+        assert_eq!(e.line, line);
+    }
+}
+
+#[test]
+fn end_marker_same_in_all_versions() {
+    for major in [15, 16, 17] {
+        let mut o = text();
+        o.server_major = major;
+        assert_eq!(rows(b"a\nxy\\.\nb\n\\.\nc\n", o.clone()), vec![vec![v("a")], vec![v("xy")], vec![v("b")]]);
+        assert_eq!(err(b"a\n\\.", o).message, "end-of-copy marker corrupt");
+        let mut c = csv();
+        c.server_major = major;
+        assert_eq!(rows(b"a\n\\.\nb\n", c.clone()), vec![vec![v("a")]]);
+        assert_eq!(rows(b"a\n\\.", c), vec![vec![v("a")], vec![v("\\.")]]);
+    }
+}
+
+// ---------------------------------------------------------------- encoding of the raw input
+
+fn assert_enc(e: &Err, bytes: &str, line: u64) {
+    assert_eq!(e.sqlstate, "22021");
+    assert_eq!(e.message, format!("invalid byte sequence for encoding \"UTF8\": {bytes}"));
+    assert_eq!(e.hint, None);
+    assert_eq!(e.line, line);
+    assert_eq!(e.raw_line, None);
+}
+
+#[test]
+fn raw_invalid_utf8() {
+    let o = run(b"a\nb\xffc\nd\n", text());
+    assert_eq!(o.fields(), vec![vec![v("a")]]);
+    assert_enc(o.err(), "0xff", 2);
+    assert_enc(&err(b"a\nb\xe2\x28", text()), "0xe2 0x28", 2);
+    assert_enc(&err(b"a\xf0\x28\x8c\x28\n", text()), "0xf0 0x28 0x8c 0x28", 1);
+    assert_enc(&err(b"a\xc0\x80\n", text()), "0xc0 0x80", 1);
+    assert_enc(&err(b"\xed\xa0\x80\n", text()), "0xed 0xa0 0x80", 1);
+    assert_enc(&err(b"\xf4\x90\x80\x80\n", csv()), "0xf4 0x90 0x80 0x80", 1);
+    assert_enc(&err(b"x\xe2\x82", csv()), "0xe2 0x82", 1);
+    assert_enc(&err(b"\x80", text()), "0x80", 1);
+    // Valid multibyte characters, split across chunks in `run`.
+    assert_eq!(rows("é\t€\t😀\n".as_bytes(), text()), vec![vec![v("é"), v("€"), v("😀")]]);
+}
+
+#[test]
+fn raw_nul_byte() {
+    assert_enc(&err(b"a\x00b\n", text()), "0x00", 1);
+    assert_enc(&err(b"a\n\"\x00\"\n", csv()), "0x00", 2);
+}
+
+#[test]
+fn raw_invalid_byte_line_number_follows_the_server() {
+    // The server looks one byte past a \r while the line ending is unknown (or \r\n),
+    // so an invalid byte right after it is reported on that line.
+    assert_enc(&err(b"a\r\xff\n", text()), "0xff", 1);
+    assert_enc(&err(b"a\r\nb\r\xff", text()), "0xff", 2);
+    // With the \r style known, no look-ahead: the next line.
+    assert_enc(&err(b"a\rb\r\xff", text()), "0xff", 3);
+    assert_enc(&err(b"a\n\xff\n", text()), "0xff", 2);
+    // CSV always looks past \r (and backslash).
+    assert_enc(&err(b"a\nb\r\xff", csv()), "0xff", 2);
+    assert_enc(&err(b"a\rb\r\xff", csv()), "0xff", 2);
+    assert_enc(&err(b"a\n\\\xff\n", csv()), "0xff", 2);
+    // Inside quotes, the look-ahead past \r comes before the \r is counted as a new line.
+    assert_enc(&err(b"a\r\n\"b\r\xff\"\r\n", csv()), "0xff", 2);
+    assert_enc(&err(b"a\n\"b\r\n\r\xff\"\n", csv()), "0xff", 3);
+    // An invalid byte after the end marker is never read.
+    assert_eq!(rows(b"a\n\\.\n\xff", csv()), vec![vec![v("a")]]);
+    // ... but one right after `\.` is found before the marker is judged.
+    assert_enc(&err(b"a\n\\.\xff\n", text()), "0xff", 2);
+}
+
+// ---------------------------------------------------------------- header
+
+#[test]
+fn header_is_skipped_and_counted() {
+    let mut o = text();
+    o.header = true;
+    let out = run(b"h1\th2\na\tb\n", o.clone());
+    assert_eq!(out.ok(), vec![vec![v("a"), v("b")]]);
+    assert_eq!(out.lines(), vec![2]);
+    // A header ending in the marker or at EOF: no data.
+    assert_eq!(rows(b"h\\.\nb\n", o.clone()), Vec::<Vec<F>>::new());
+    assert_eq!(rows(b"h", o.clone()), Vec::<Vec<F>>::new());
+    assert_eq!(rows(b"", o.clone()), Vec::<Vec<F>>::new());
+    // Line-level errors in the header are raised; field-level ones are not (not split).
+    assert_enc(&err(b"h\xff\nb\n", o.clone()), "0xff", 1);
+    assert_eq!(rows(b"\\xff\nb\n", o.clone()), vec![vec![v("b")]]);
+    assert_enc(&err(b"h\nb\n\xff\n", o), "0xff", 3);
+}
+
+#[test]
+fn csv_header_may_span_lines() {
+    let mut o = csv();
+    o.header = true;
+    // The first line's quoted \n is not counted (line ending not known yet).
+    let out = run(b"\"h\nh\",x\na,b\n", o.clone());
+    assert_eq!(out.ok(), vec![vec![v("a"), v("b")]]);
+    assert_eq!(out.lines(), vec![2]);
+    let e = err(b"\"h\nh\"\nb\nc\"\n", o);
+    assert_eq!(e.message, "unterminated CSV quoted field");
+    assert_eq!(e.line, 4);
+}
+
+// ---------------------------------------------------------------- DEFAULT marker
+
+#[test]
+fn default_marker_text() {
+    let mut o = text();
+    o.default = Some(b"D".to_vec());
+    o.server_major = 16;
+    assert_eq!(rows(b"D\t\\D\tx\tDD\n", o.clone()), vec![vec![D, v("D"), v("x"), v("DD")]]);
+    // Compared raw.
+    o.default = Some(b"\\D".to_vec());
+    o.null = b"N".to_vec();
+    assert_eq!(rows(b"\\D\tD\tN\n", o), vec![vec![D, v("D"), N]]);
+}
+
+#[test]
+fn default_marker_csv() {
+    let mut o = csv();
+    o.default = Some(b"D".to_vec());
+    let out = run(b"D,\"D\",x,\n", o);
+    assert_eq!(out.ok(), vec![vec![D, v("D"), v("x"), N]]);
+    assert_eq!(out.rows[0].3, vec![false, true, false, false]);
+}
+
+// ---------------------------------------------------------------- CSV
+
+#[test]
+fn csv_basic_and_null() {
+    let out = run(b"a,b\n1,\n,\"\"\n", csv());
+    assert_eq!(out.ok(), vec![vec![v("a"), v("b")], vec![v("1"), N], vec![N, v("")]]);
+    assert_eq!(out.rows[2].3, vec![false, true]);
+    assert_eq!(out.lines(), vec![1, 2, 3]);
+}
+
+#[test]
+fn csv_empty_line_is_one_null_field() {
+    assert_eq!(rows(b"a\n\nb\n", csv()), vec![vec![v("a")], vec![N], vec![v("b")]]);
+    let mut o = csv();
+    o.null = b"\\N".to_vec();
+    assert_eq!(rows(b"a\n\nb\n", o), vec![vec![v("a")], vec![v("")], vec![v("b")]]);
+}
+
+#[test]
+fn csv_quoting() {
+    assert_eq!(
+        rows(b"\"a,b\",\"c\"\"d\",\"\",\"\"\"\"\n", csv()),
+        vec![vec![v("a,b"), v("c\"d"), v(""), v("\"")]]
+    );
+    // A quote may open a quoted section anywhere in a field, and re-open one after it closed.
+    assert_eq!(rows(b"ab\"c,d\"e\n", csv()), vec![vec![v("abc,de")]]);
+    assert_eq!(rows(b"\"a\"b\"c\"\n", csv()), vec![vec![v("abc")]]);
+    assert_eq!(rows(b"\"a\"\"\"\n", csv()), vec![vec![v("a\"")]]);
+    // Backslashes are data in CSV.
+    assert_eq!(rows(b"a\\b,\"c\\\"\n", csv()), vec![vec![v("a\\b"), v("c\\")]]);
+    // Quoted fields are never NULL; the quoted NULL string is data.
+    let mut o = csv();
+    o.null = b"N".to_vec();
+    let out = run(b"N,\"N\",\"\"\n", o);
+    assert_eq!(out.ok(), vec![vec![N, v("N"), v("")]]);
+    assert_eq!(out.rows[0].3, vec![false, true, true]);
+}
+
+#[test]
+fn csv_other_quote_and_delimiter() {
+    let mut o = csv();
+    o.quote = b'\'';
+    o.escape = b'\'';
+    o.delimiter = b'|';
+    assert_eq!(rows(b"'a|b'|'it''s'|\"x\"\n", o), vec![vec![v("a|b"), v("it's"), v("\"x\"")]]);
+}
+
+#[test]
+fn csv_escape_differs_from_quote() {
+    let mut o = csv();
+    o.escape = b'\\';
+    // Inside quotes, escape + quote or escape + escape stand for that char; else literal.
+    assert_eq!(rows(b"\"a\\\"b\\\\c\\d\"\n", o.clone()), vec![vec![v("a\"b\\c\\d")]]);
+    // A doubled quote closes and re-opens.
+    assert_eq!(rows(b"\"a\"\"b\"\n", o.clone()), vec![vec![v("ab")]]);
+    // Outside quotes, the escape is data.
+    assert_eq!(rows(b"a\\\"b,c\"\n", o.clone()), vec![vec![v("a\\b,c")]]);
+    // An escaped quote does not end the quoted section in the line scan either.
+    let out = run(b"\"a\\\"\nb\",c\nd,e\n", o);
+    assert_eq!(out.ok(), vec![vec![v("a\"\nb"), v("c")], vec![v("d"), v("e")]]);
+}
+
+#[test]
+fn csv_embedded_newlines_and_line_numbers() {
+    // Quoted newlines are data. Line numbers count them, except on the first line
+    // (where the line ending is not yet known: only quoted \r would count).
+    let out = run(b"a,\"x\ny\"\nb,c\nd,\"1\n2\n3\"\ne,f\n", csv());
+    assert_eq!(
+        out.ok(),
+        vec![
+            vec![v("a"), v("x\ny")],
+            vec![v("b"), v("c")],
+            vec![v("d"), v("1\n2\n3")],
+            vec![v("e"), v("f")]
+        ]
+    );
+    assert_eq!(out.lines(), vec![1, 2, 5, 6]);
+    let out = run(b"\"x\ny\",a\nb,c\n", csv());
+    assert_eq!(out.lines(), vec![1, 2]);
+    // With \r\n, the quoted \r are counted.
+    let out = run(b"a,b\r\n\"x\ry\r\nz\",a\r\nb,c\r\n", csv());
+    assert_eq!(out.ok()[1], vec![v("x\ry\r\nz"), v("a")]);
+    assert_eq!(out.lines(), vec![1, 4, 5]);
+}
+
+fn assert_unterminated(e: &Err, line: u64, raw: &[u8]) {
+    assert_eq!(e.sqlstate, "22P04");
+    assert_eq!(e.message, "unterminated CSV quoted field");
+    assert_eq!(e.hint, None);
+    assert_eq!(e.line, line);
+    assert_eq!(e.raw_line.as_deref(), Some(raw));
+}
+
+#[test]
+fn csv_unterminated_quote() {
+    assert_unterminated(&err(b"a,b\n\"x,y\n", csv()), 3, b"\"x,y\n");
+    assert_unterminated(&err(b"a,b\nc,\"x\ny\nz", csv()), 4, b"c,\"x\ny\nz");
+    assert_unterminated(&err(b"\"", csv()), 1, b"\"");
+    let mut o = csv();
+    o.escape = b'\\';
+    // The line ending is not known yet: the quoted \n is not counted.
+    assert_unterminated(&err(b"\"a\\\"\n", o), 1, b"\"a\\\"\n");
+}
+
+#[test]
+fn csv_line_ending_mismatches() {
+    let e = err(b"a\r\nb\nc\r\n", csv());
+    assert_eq!(e.message, "unquoted newline found in data");
+    assert_eq!(e.hint, Some("Use quoted CSV field to represent newline."));
+    assert_eq!(e.line, 2);
+    let e = err(b"a\nb\rc\n", csv());
+    assert_eq!(e.message, "unquoted carriage return found in data");
+    assert_eq!(e.hint, Some("Use quoted CSV field to represent carriage return."));
+    assert_eq!(e.line, 2);
+    let e = err(b"a\r\nb\r", csv());
+    assert_eq!(e.message, "unquoted carriage return found in data");
+    // Quoted, they are data.
+    assert_eq!(rows(b"\"a\rb\"\n\"c\r\nd\"\n", csv()), vec![vec![v("a\rb")], vec![v("c\r\nd")]]);
+}
+
+#[test]
+fn csv_end_marker() {
+    assert_eq!(rows(b"a\n\\.\nb\n", csv()), vec![vec![v("a")]]);
+    assert_eq!(rows(b"a\r\n\\.\r\nb\r\n", csv()), vec![vec![v("a")]]);
+    assert_eq!(rows(b"a\r\\.\rb\r", csv()), vec![vec![v("a")]]);
+    // Not alone or not first on its line: data.
+    assert_eq!(rows(b"a\nx\\.\nb\n", csv()), vec![vec![v("a")], vec![v("x\\.")], vec![v("b")]]);
+    assert_eq!(rows(b"a\n\\.x\nb\n", csv()), vec![vec![v("a")], vec![v("\\.x")], vec![v("b")]]);
+    assert_eq!(rows(b"a\n\\.", csv()), vec![vec![v("a")], vec![v("\\.")]]);
+    assert_eq!(rows(b"a\n\"\\.\"\nb\n", csv()), vec![vec![v("a")], vec![v("\\.")], vec![v("b")]]);
+    assert_eq!(rows(b"\\", csv()), vec![vec![v("\\")]]);
+    // With \r\n, `\.\n` is not the marker, and its \n then is an unquoted newline.
+    let e = err(b"a\r\n\\.\nb\r\n", csv());
+    assert_eq!(e.message, "unquoted newline found in data");
+    assert_eq!(e.line, 2);
+    let e = err(b"a\n\\.\rb\n", csv());
+    assert_eq!(e.message, "end-of-copy marker does not match previous newline style");
+}
+
+#[test]
+fn csv_through_csv_core_and_own_path_agree() {
+    // Canonical quoted lines (csv-core) next to non-canonical ones (own path).
+    let data = b"\"a\",\"b\"\"c\",d\n\"x\"y,\"z\"\n\xef\xbb\xbf\"q\"\n\"1\",2,\"\"\n";
+    let out = run(data, csv());
+    assert_eq!(
+        out.ok(),
+        vec![
+            vec![v("a"), v("b\"c"), v("d")],
+            vec![v("xy"), v("z")],
+            vec![v("\u{feff}q")],
+            vec![v("1"), v("2"), v("")]
+        ]
+    );
+    assert_eq!(out.rows[0].3, vec![true, true, false]);
+    assert_eq!(out.rows[1].3, vec![true, true]);
+    assert_eq!(out.rows[3].3, vec![true, false, true]);
+}
+
+// ---------------------------------------------------------------- long rows, chunking
+
+#[test]
+fn rows_longer_than_a_chunk() {
+    let long: Vec<u8> = (0..10_000).map(|i| b'a' + (i % 26) as u8).collect();
+    let mut data = Vec::new();
+    data.extend_from_slice(&long);
+    data.push(b'\t');
+    data.extend_from_slice(b"x\\ty");
+    data.push(b'\n');
+    data.extend_from_slice(b"z\n");
+    for chunk in [1usize, 5, 100, 4096] {
+        let o = collect(RowReader::with_capacity(&data[..], text(), chunk), data.len());
+        assert_eq!(o.fields(), vec![vec![F::V(long.clone()), v("x\ty")], vec![v("z")]]);
+        assert_eq!(o.bytes_read, data.len() as u64);
+    }
+    let mut c = Vec::new();
+    c.push(b'"');
+    c.extend_from_slice(&long);
+    c.extend_from_slice(b"\n\"\"\",1\n");
+    let mut expect = long.clone();
+    expect.extend_from_slice(b"\n\"");
+    let o = collect(RowReader::with_capacity(&c[..], csv(), 7), c.len());
+    assert_eq!(o.fields(), vec![vec![F::V(expect), v("1")]]);
+    assert_eq!(o.lines(), vec![1]);
+}
+
+#[test]
+fn many_rows_and_fast_path_mix() {
+    // Lines alternating between the fast path and the general path, with \r\n.
+    let mut data = Vec::new();
+    let mut expect = Vec::new();
+    for i in 0..500 {
+        match i % 4 {
+            0 => {
+                data.extend_from_slice(format!("{i}\t-{i}\t\\N\r\n").as_bytes());
+                expect.push(vec![v(&i.to_string()), v(&format!("-{i}")), N]);
+            }
+            1 => {
+                data.extend_from_slice(format!("{i}\\t\t\r\n").as_bytes());
+                expect.push(vec![v(&format!("{i}\t")), v("")]);
+            }
+            2 => {
+                data.extend_from_slice(b"\r\n");
+                expect.push(vec![v("")]);
+            }
+            _ => {
+                data.extend_from_slice("é\tü\t€\r\n".as_bytes());
+                expect.push(vec![v("é"), v("ü"), v("€")]);
+            }
+        }
+    }
+    let o = run(&data, text());
+    assert_eq!(o.ok(), expect);
+    assert_eq!(o.lines(), (1..=500).collect::<Vec<u64>>());
+    assert_eq!(o.rows.iter().map(|r| r.1 as u64).sum::<u64>(), data.len() as u64);
+}
+
+#[test]
+fn raw_line_reconstruction() {
+    let mut rd = RowReader::new(&b"a\tb\t\\N\nc\\td\n"[..], text());
+    let mut row = Row::new();
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!(&*row.raw_line(), b"a\tb\t\\N");
+    assert_eq!(row.line_len(), 6);
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!(&*row.raw_line(), b"c\\td");
+    let mut rd = RowReader::new(&b"\"a,b\",c\r\nx,y\r\n"[..], csv());
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!(&*row.raw_line(), b"\"a,b\",c");
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!(&*row.raw_line(), b"x,y");
+    assert_eq!(row.raw_len(), 5);
+}
+
+// ---------------------------------------------------------------- I/O errors
+
+struct Failing {
+    left: usize,
+    kind: Option<i32>,
+}
+impl Read for Failing {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            return Err(match self.kind {
+                Some(errno) => std::io::Error::from_raw_os_error(errno),
+                None => std::io::Error::other("boom"),
+            });
+        }
+        let n = self.left.min(buf.len()).min(2);
+        buf[..n].fill(b'a');
+        buf[n - 1] = b'\n';
+        self.left -= n;
+        Ok(n)
+    }
+}
+
+#[test]
+fn io_errors() {
+    let mut rd = RowReader::with_capacity(Failing { left: 4, kind: Some(5) }, text(), 16);
+    let mut row = Row::new();
+    assert!(rd.next_row(&mut row).unwrap());
+    assert!(rd.next_row(&mut row).unwrap());
+    let e = rd.next_row(&mut row).unwrap_err();
+    assert!(matches!(e.kind, InputErrorKind::Io(_)));
+    assert_eq!(e.sqlstate(), "58030");
+    assert_eq!(e.message(), "could not read from COPY file: Input/output error");
+    assert_eq!(e.line, 3);
+    assert!(std::error::Error::source(&e).is_some());
+    let mut rd = RowReader::with_capacity(Failing { left: 0, kind: None }, csv(), 16);
+    let e = rd.next_row(&mut row).unwrap_err();
+    assert_eq!(e.sqlstate(), "58030");
+    assert_eq!(e.message(), "could not read from COPY file: boom");
+}
+
+#[test]
+fn interrupted_reads_are_retried() {
+    struct Intr(bool, &'static [u8]);
+    impl Read for Intr {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            self.0 = !self.0;
+            if self.0 {
+                return Err(std::io::ErrorKind::Interrupted.into());
+            }
+            let n = self.1.len().min(buf.len());
+            buf[..n].copy_from_slice(&self.1[..n]);
+            self.1 = &self.1[n..];
+            Ok(n)
+        }
+    }
+    let o = collect(RowReader::with_capacity(Intr(false, b"a\nb\n"), text(), 1), 4);
+    assert_eq!(o.ok(), vec![vec![v("a")], vec![v("b")]]);
+}

@@ -1,0 +1,416 @@
+// The loader: a differential suite against COPY over pgrx-tests/corpus/load, and the behaviour
+// COPY has that a corpus cannot show (privileges, refusals, defaults, batching, errors).
+
+include!(concat!(env!("OUT_DIR"), "/load_corpus.rs"));
+
+fn corpus_file(name: &str) -> &'static [u8] {
+    LOAD_CORPUS
+        .iter()
+        .find(|(n, _)| *n == name)
+        .unwrap_or_else(|| panic!("corpus file {name} missing"))
+        .1
+}
+
+fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A path the server can write and read for this test backend.
+fn scratch_file(name: &str, bytes: &[u8]) -> String {
+    let path = format!("/tmp/fastcopy-test-{}-{}", std::process::id(), name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// A manifest value: `\t`, `\s`, `\e` (empty) and `\\` escapes.
+fn option_value(v: &str) -> String {
+    if v == "\\e" {
+        return String::new();
+    }
+    v.replace("\\t", "\t").replace("\\s", " ").replace("\\\\", "\\")
+}
+
+struct Case {
+    file: String,
+    defs: String,
+    opts: Vec<(String, String)>,
+}
+
+impl Case {
+    fn opt(&self, key: &str) -> Option<&str> {
+        self.opts.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+
+    /// `COPY t [(cols)] FROM 'path' WITH (...)`.
+    fn copy_sql(&self, table: &str, path: &str) -> String {
+        let mut with = Vec::new();
+        let mut cols = String::new();
+        for (k, v) in &self.opts {
+            match k.as_str() {
+                "format" => with.push(format!("FORMAT {v}")),
+                "header" => with.push(format!("HEADER {v}")),
+                "delimiter" => with.push(format!("DELIMITER {}", quote_literal(v))),
+                "null" => with.push(format!("NULL {}", quote_literal(v))),
+                "quote" => with.push(format!("QUOTE {}", quote_literal(v))),
+                "escape" => with.push(format!("ESCAPE {}", quote_literal(v))),
+                "default" => with.push(format!("DEFAULT {}", quote_literal(v))),
+                "columns" => cols = format!("({v})"),
+                _ => {}
+            }
+        }
+        let with = if with.is_empty() { String::new() } else { format!(" WITH ({})", with.join(", ")) };
+        format!("COPY {table} {cols} FROM {}{with}", quote_literal(path))
+    }
+
+    /// `SELECT rows_loaded FROM fastcopy.load('t', 'path', ...)`.
+    fn load_sql(&self, table: &str, path: &str) -> String {
+        let mut args = vec![quote_literal(table), quote_literal(path)];
+        for (k, v) in &self.opts {
+            let arg = match k.as_str() {
+                "format" => format!("format => {}", quote_literal(v)),
+                "header" => format!("header => {v}"),
+                "delimiter" => format!("delimiter => {}", quote_literal(v)),
+                "null" => format!("null_string => {}", quote_literal(v)),
+                "quote" => format!("quote => {}", quote_literal(v)),
+                "escape" => format!("escape => {}", quote_literal(v)),
+                "default" => format!("default_string => {}", quote_literal(v)),
+                "columns" => format!("columns => string_to_array({}, ',')", quote_literal(v)),
+                _ => continue,
+            };
+            args.push(arg);
+        }
+        format!("SELECT rows_loaded::text FROM fastcopy.load({})", args.join(", "))
+    }
+}
+
+fn parse_manifest(text: &str) -> (Vec<String>, Vec<Case>) {
+    let mut setup = Vec::new();
+    let mut cases = Vec::new();
+    for line in text.lines() {
+        let line = line.trim_end();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if let Some(sql) = line.strip_prefix('!') {
+            setup.push(sql.to_string());
+            continue;
+        }
+        let parts: Vec<&str> = line.splitn(3, '|').collect();
+        assert!(parts.len() >= 2, "manifest line {line:?}");
+        let opts = parts
+            .get(2)
+            .unwrap_or(&"")
+            .split_whitespace()
+            .map(|kv| {
+                let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("option {kv:?}"));
+                (k.to_string(), option_value(v))
+            })
+            .collect();
+        cases.push(Case { file: parts[0].trim().to_string(), defs: parts[1].trim().to_string(), opts });
+    }
+    (setup, cases)
+}
+
+/// Every row of `table` as text, sorted: equal strings mean equal tables.
+fn table_text(table: &str) -> String {
+    Spi::get_one::<String>(&format!(
+        "SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text COLLATE \"C\"), '') FROM {table} t"
+    ))
+    .unwrap()
+    .unwrap()
+}
+
+fn sqlstate(outcome: &str) -> Option<&str> {
+    outcome.strip_prefix("err:").map(|s| &s[..5])
+}
+
+#[pg_test]
+fn load_matches_copy_on_corpus() {
+    make_outcome_functions();
+    let major = server_major();
+    let (setup, cases) = parse_manifest(std::str::from_utf8(corpus_file("cases.txt")).unwrap());
+    assert!(cases.len() >= 60, "corpus has {} cases", cases.len());
+    for sql in &setup {
+        Spi::run(sql).unwrap();
+    }
+    let mut diffs = Vec::new();
+    let (mut ran, mut errors) = (0, 0);
+    for (n, case) in cases.iter().enumerate() {
+        let min: i32 = case.opt("min").map_or(0, |v| v.parse().unwrap());
+        let max: i32 = case.opt("max").map_or(99, |v| v.parse().unwrap());
+        if major < min || major > max {
+            continue;
+        }
+        ran += 1;
+        let (a, b) = (format!("fc_d{n}_copy"), format!("fc_d{n}_fast"));
+        for t in [&a, &b] {
+            Spi::run(&format!("CREATE TABLE {t} ({})", case.defs)).unwrap();
+        }
+        let path = scratch_file(&format!("case{n}"), corpus_file(&case.file));
+        let copy = outcome(&case.copy_sql(&a, &path));
+        let fast = outcome(&case.load_sql(&b, &path));
+        let _ = std::fs::remove_file(&path);
+        let what = format!("{} ({})", case.file, case.defs);
+        match (sqlstate(&copy), sqlstate(&fast)) {
+            (Some(x), Some(y)) => {
+                errors += 1;
+                if x != y {
+                    diffs.push(format!("{what}: COPY {copy} / fastcopy {fast}"));
+                }
+            }
+            (None, None) => {
+                let (ta, tb) = (table_text(&a), table_text(&b));
+                let count = Spi::get_one::<i64>(&format!("SELECT count(*) FROM {a}")).unwrap().unwrap();
+                if ta != tb {
+                    diffs.push(format!("{what}: tables differ\n  COPY:     {ta:.300}\n  fastcopy: {tb:.300}"));
+                } else if fast != format!("ok:{count}") {
+                    diffs.push(format!("{what}: fastcopy reported {fast}, COPY loaded {count}"));
+                }
+            }
+            _ => diffs.push(format!("{what}: COPY {copy} / fastcopy {fast}")),
+        }
+        match case.opt("expect") {
+            Some("error") if !copy.starts_with("err:") => diffs.push(format!("{what}: corpus expects an error, COPY: {copy}")),
+            Some("ok") if !copy.starts_with("ok:") => diffs.push(format!("{what}: corpus expects success, COPY: {copy}")),
+            _ => {}
+        }
+    }
+    assert!(errors >= 25, "only {errors} of {ran} cases are malformed");
+    assert!(diffs.is_empty(), "{} of {ran} cases differ:\n{}", diffs.len(), diffs.join("\n"));
+}
+
+/// The outcome of `query` run as `role` (in a subtransaction, role reset afterwards).
+fn outcome_as(role: &str, query: &str) -> String {
+    Spi::run(
+        r#"
+        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome_as(role text, q text) RETURNS text
+        LANGUAGE plpgsql AS $f$
+        DECLARE r text;
+        BEGIN
+          EXECUTE format('SET LOCAL ROLE %I', role);
+          EXECUTE q INTO r;
+          RESET ROLE;
+          RETURN 'ok:' || coalesce(r, '<null>');
+        EXCEPTION WHEN OTHERS THEN
+          RETURN 'err:' || SQLSTATE || ':' || SQLERRM;
+        END $f$;
+        "#,
+    )
+    .unwrap();
+    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome_as($1, $2)", &[role.into(), query.into()])
+        .unwrap()
+        .unwrap()
+}
+
+#[pg_test]
+fn load_privileges_as_copy() {
+    Spi::run(
+        "CREATE ROLE fc_loader; CREATE ROLE fc_reader IN ROLE pg_read_server_files;
+         CREATE TABLE fc_priv (a int, b text);
+         GRANT USAGE ON SCHEMA fastcopy TO fc_loader, fc_reader;
+         GRANT INSERT (a) ON fc_priv TO fc_loader;
+         GRANT INSERT ON fc_priv TO fc_reader;",
+    )
+    .unwrap();
+    let path = scratch_file("priv", b"1\tx\n");
+    // no INSERT on column b: COPY and fastcopy both refuse, 42501
+    let copy = outcome_as("fc_reader", &format!("COPY fc_priv FROM '{path}'"));
+    assert!(copy.starts_with("ok:"), "{copy}");
+    let denied = outcome_as("fc_loader", "SELECT fastcopy.load_data('fc_priv', E'1\\tx\\n')::text");
+    assert!(denied.starts_with("err:42501:permission denied for table fc_priv"), "{denied}");
+    // INSERT on the listed column is enough
+    let ok = outcome_as("fc_loader", "SELECT (fastcopy.load_data('fc_priv', E'7\\n', columns => '{a}')).rows_loaded::text");
+    assert_eq!(ok, "ok:1");
+    // a server file needs pg_read_server_files, as COPY FROM a file
+    let file = outcome_as("fc_loader", &format!("SELECT fastcopy.load('fc_priv', '{path}', columns => '{{a}}')::text"));
+    assert!(file.starts_with("err:42501:permission denied to COPY from a file"), "{file}");
+    let file = outcome_as("fc_reader", &format!("SELECT (fastcopy.load('fc_priv', '{path}')).rows_loaded::text"));
+    assert_eq!(file, "ok:1");
+    let _ = std::fs::remove_file(&path);
+}
+
+#[pg_test]
+fn load_refuses_row_level_security() {
+    Spi::run(
+        "CREATE ROLE fc_rls IN ROLE pg_read_server_files;
+         CREATE TABLE fc_rls_t (a int); ALTER TABLE fc_rls_t ENABLE ROW LEVEL SECURITY;
+         CREATE POLICY p ON fc_rls_t USING (true);
+         GRANT USAGE ON SCHEMA fastcopy TO fc_rls; GRANT INSERT, SELECT ON fc_rls_t TO fc_rls;",
+    )
+    .unwrap();
+    let path = scratch_file("rls", b"1\n");
+    let copy = outcome_as("fc_rls", &format!("COPY fc_rls_t FROM '{path}'"));
+    let fast = outcome_as("fc_rls", &format!("SELECT fastcopy.load('fc_rls_t', '{path}')::text"));
+    let _ = std::fs::remove_file(&path);
+    assert_eq!(sqlstate(&copy), Some("0A000"), "{copy}");
+    assert_eq!(sqlstate(&fast), Some("0A000"), "{fast}");
+    assert!(fast.contains("row-level security"), "{fast}");
+}
+
+#[pg_test]
+fn load_refuses_targets_it_cannot_load() {
+    make_outcome_functions();
+    Spi::run(
+        "CREATE TABLE fc_base (a int PRIMARY KEY);
+         CREATE VIEW fc_view AS SELECT a FROM fc_base;
+         CREATE MATERIALIZED VIEW fc_mat AS SELECT a FROM fc_base;
+         CREATE SEQUENCE fc_seq;
+         CREATE TABLE fc_part (a int) PARTITION BY RANGE (a);
+         CREATE TABLE fc_fk (a int REFERENCES fc_base);
+         CREATE TABLE fc_trig (a int);
+         CREATE FUNCTION fc_trig_f() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
+         CREATE TRIGGER t BEFORE INSERT ON fc_trig FOR EACH ROW EXECUTE FUNCTION fc_trig_f();
+         CREATE TABLE fc_gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED);",
+    )
+    .unwrap();
+    let load = |t: &str, extra: &str| outcome(&format!("SELECT fastcopy.load_data('{t}', E'1\\n'{extra})::text"));
+    for (t, code, text) in [
+        ("fc_view", "42809", "cannot copy to view"),
+        ("fc_mat", "42809", "cannot copy to materialized view"),
+        ("fc_seq", "42809", "cannot copy to sequence"),
+        ("fc_part", "0A000", "partitioned table"),
+        ("fc_fk", "0A000", "triggers"),
+        ("fc_trig", "0A000", "triggers"),
+        ("fc_gen", "0A000", "generated columns"),
+    ] {
+        let got = load(t, "");
+        assert!(got.starts_with(&format!("err:{code}:")) && got.contains(text), "{t}: {got}");
+    }
+    // a generated column in the column list: COPY's own error
+    let got = load("fc_gen", ", columns => '{a,b}'");
+    assert!(got.starts_with("err:42P10:column \"b\" is a generated column"), "{got}");
+    // nothing was loaded anywhere
+    assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_base").unwrap(), Some(0));
+}
+
+#[pg_test]
+fn load_fills_defaults_per_row() {
+    Spi::run(
+        "CREATE TABLE fc_def (id serial, a int, r float8 DEFAULT random(), k text DEFAULT 'k',
+                              i bigint GENERATED ALWAYS AS IDENTITY)",
+    )
+    .unwrap();
+    let n = Spi::get_one::<i64>(
+        "SELECT rows_loaded FROM fastcopy.load_data('fc_def', E'10\\n20\\n30\\n', columns => '{a}')",
+    )
+    .unwrap();
+    assert_eq!(n, Some(3));
+    let check = Spi::get_one::<bool>(
+        "SELECT array_agg(id ORDER BY id) = '{1,2,3}' AND array_agg(i ORDER BY i) = '{1,2,3}'
+            AND count(DISTINCT r) = 3 AND bool_and(k = 'k') AND sum(a) = 60 FROM fc_def",
+    )
+    .unwrap();
+    assert_eq!(check, Some(true));
+}
+
+#[pg_test]
+fn load_constraint_and_unique_violations_abort() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_con (a int PRIMARY KEY, b int NOT NULL CHECK (b > 0))").unwrap();
+    Spi::run("SET fastcopy.max_buffered_tuples = 100").unwrap();
+    let good: String = (1..=1000).map(|i| format!("{i}\t{i}\n")).collect();
+    for (bad, code) in [("5\t1\n", "23505"), ("2000\t\\N\n", "23502"), ("2001\t-1\n", "23514")] {
+        let data = format!("{good}{bad}");
+        let got = outcome(&format!("SELECT fastcopy.load_data('fc_con', {})::text", quote_literal(&data)));
+        assert_eq!(sqlstate(&got), Some(code), "{got}");
+        assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_con").unwrap(), Some(0));
+    }
+    let got = outcome("SELECT fastcopy.load_data('fc_con', E'1\\t1\\n1\\t2\\n')::text");
+    assert!(got.contains("duplicate key value violates unique constraint"), "{got}");
+}
+
+#[pg_test]
+fn load_error_context_names_line_and_column() {
+    Spi::run(
+        "CREATE TABLE fc_ctx (a int, b int, c text);
+         CREATE OR REPLACE FUNCTION pg_temp.fc_context(q text) RETURNS text LANGUAGE plpgsql AS $f$
+         DECLARE ctx text; st text;
+         BEGIN
+           EXECUTE q;
+           RETURN 'no error';
+         EXCEPTION WHEN OTHERS THEN
+           GET STACKED DIAGNOSTICS ctx = PG_EXCEPTION_CONTEXT, st = RETURNED_SQLSTATE;
+           RETURN st || ' ' || split_part(ctx, E'\\n', 1);
+         END $f$;",
+    )
+    .unwrap();
+    let ctx = |data: &str| {
+        Spi::get_one_with_args::<String>(
+            "SELECT pg_temp.fc_context(format('SELECT fastcopy.load_data(''fc_ctx'', %L)', $1::text))",
+            &[data.into()],
+        )
+        .unwrap()
+        .unwrap()
+    };
+    assert_eq!(ctx("1\t2\tx\n3\tabc\ty\n"), "22P02 fastcopy.load fc_ctx, line 2, column b: \"abc\"");
+    assert_eq!(ctx("1\t2\tx\n3\t4\n"), "22P04 fastcopy.load fc_ctx, line 2, column c: null input");
+    assert_eq!(ctx("1\t2\tx\t9\n"), "22P04 fastcopy.load fc_ctx, line 1");
+    assert_eq!(ctx("1\t99999999999\tx\n"), "22003 fastcopy.load fc_ctx, line 1, column b: \"99999999999\"");
+}
+
+#[pg_test]
+fn load_flushes_follow_buffer_settings() {
+    Spi::run("CREATE TABLE fc_buf (a int)").unwrap();
+    // 10,000 rows of 9 bytes ("1000000N\n")
+    let data: String = (0..10_000).map(|i| format!("{}\n", 10_000_000 + i)).collect();
+    let flushes = |settings: &str| {
+        Spi::run(settings).unwrap();
+        Spi::run("TRUNCATE fc_buf").unwrap();
+        let f = Spi::get_one_with_args::<i64>(
+            "SELECT flushes FROM fastcopy.load_data('fc_buf', $1)",
+            &[data.as_str().into()],
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_buf").unwrap(), Some(10_000));
+        f
+    };
+    assert_eq!(flushes("SET fastcopy.max_buffered_bytes = '1MB'; SET fastcopy.max_buffered_tuples = 1000"), 10);
+    assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 100"), 100);
+    assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 3000"), 4);
+    // bytes: a flush once 1024 bytes are buffered = every 114 rows of 9 bytes
+    assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 1000000; SET fastcopy.max_buffered_bytes = 1"), 10_000_usize.div_ceil(114) as i64);
+}
+
+#[pg_test]
+fn load_result_reports_what_happened() {
+    Spi::run("CREATE TABLE fc_res (a int, b text)").unwrap();
+    let data = "1\tx\n2\ty\n3\tz\n";
+    let row = Spi::get_one_with_args::<String>(
+        "SELECT format('%s %s %s %s %s %s', rows_loaded, rows_skipped, bytes_read, flushes,
+                       pages_extended, extend_calls) || ' ' || (elapsed_ms >= 0)
+         FROM fastcopy.load_data('fc_res', $1)",
+        &[data.into()],
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(row, format!("3 0 {} 1 0 0 true", data.len()));
+}
+
+#[pg_test]
+fn load_options_refused_as_copy() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_opt (a int, b text)").unwrap();
+    let path = scratch_file("opts", b"1\tx\n");
+    for (copy_with, fast_args) in [
+        ("(FORMAT xml)", "format => 'xml'"),
+        ("(DELIMITER ',,')", "delimiter => ',,'"),
+        ("(DELIMITER E'\\n')", "delimiter => E'\\n'"),
+        ("(DELIMITER 'a')", "delimiter => 'a'"),
+        ("(DELIMITER '\\')", "delimiter => '\\'"),
+        ("(NULL E'x\\ry')", "null_string => E'x\\ry'"),
+        ("(QUOTE '''')", "quote => ''''"),
+        ("(ESCAPE '\\')", "escape => '\\'"),
+        ("(FORMAT csv, QUOTE ',')", "format => 'csv', quote => ','"),
+        ("(FORMAT csv, QUOTE 'ab')", "format => 'csv', quote => 'ab'"),
+        ("(FORMAT csv, ESCAPE 'ab')", "format => 'csv', escape => 'ab'"),
+        ("(DELIMITER ',', NULL 'a,b')", "delimiter => ',', null_string => 'a,b'"),
+        ("(FORMAT csv, NULL '\"')", "format => 'csv', null_string => '\"'"),
+    ] {
+        let copy = outcome(&format!("COPY fc_opt FROM '{path}' WITH {copy_with}"));
+        let fast = outcome(&format!("SELECT fastcopy.load('fc_opt', '{path}', {fast_args})::text"));
+        assert!(sqlstate(&copy).is_some(), "{copy_with}: COPY accepted it: {copy}");
+        assert_eq!(sqlstate(&copy), sqlstate(&fast), "{copy_with}: COPY {copy} / fastcopy {fast}");
+    }
+    let _ = std::fs::remove_file(&path);
+}
