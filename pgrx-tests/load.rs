@@ -188,7 +188,7 @@ fn outcome_as(role: &str, query: &str) -> String {
         DECLARE r text;
         BEGIN
           EXECUTE format('SET LOCAL ROLE %I', role);
-          EXECUTE q INTO r;
+          IF q ~* '^\s*(select|with|values|show)\M' THEN EXECUTE q INTO r; ELSE EXECUTE q; END IF;
           RESET ROLE;
           RETURN 'ok:' || coalesce(r, '<null>');
         EXCEPTION WHEN OTHERS THEN
@@ -330,7 +330,7 @@ fn load_error_context_names_line_and_column() {
            RETURN 'no error';
          EXCEPTION WHEN OTHERS THEN
            GET STACKED DIAGNOSTICS ctx = PG_EXCEPTION_CONTEXT, st = RETURNED_SQLSTATE;
-           RETURN st || ' ' || split_part(ctx, E'\\n', 1);
+           RETURN st || ' ' || substring(ctx from 'fastcopy\\.load [^\\n]*');
          END $f$;",
     )
     .unwrap();

@@ -9,7 +9,7 @@ fn make_outcome_functions() {
         CREATE OR REPLACE FUNCTION pg_temp.fc_outcome(q text) RETURNS text LANGUAGE plpgsql AS $f$
         DECLARE r text;
         BEGIN
-          EXECUTE q INTO r;
+          IF q ~* '^\s*(select|with|values|show)\M' THEN EXECUTE q INTO r; ELSE EXECUTE q; END IF;
           RETURN 'ok:' || coalesce(r, '<null>');
         EXCEPTION WHEN OTHERS THEN
           RETURN 'err:' || SQLSTATE || ':' || SQLERRM;

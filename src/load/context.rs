@@ -59,8 +59,25 @@ impl ContextGuard {
 impl Drop for ContextGuard {
     fn drop(&mut self) {
         unsafe {
-            if pg_sys::error_context_stack == self.cb.as_mut() as *mut _ {
-                pg_sys::error_context_stack = self.cb.previous;
+            if pg_sys::error_context_stack != self.cb.as_mut() as *mut _ {
+                return;
+            }
+            pg_sys::error_context_stack = self.cb.previous;
+            if std::thread::panicking() {
+                // An ERROR is unwinding through the load. pgrx raises it again only after every
+                // Rust frame is gone, so leave behind a callback with a copy of the position,
+                // allocated in the (sub)transaction's memory: PostgreSQL restores the context
+                // stack when it handles the error, and frees the copy when the transaction aborts.
+                let pos = &*(self.cb.arg as *const Position);
+                let msg = std::ffi::CString::new(describe(pos).replace('\0', "")).unwrap();
+                let cx = pg_sys::CurTransactionContext;
+                let copy = pg_sys::MemoryContextStrdup(cx, msg.as_ptr());
+                let cb = pg_sys::MemoryContextAllocZero(cx, size_of::<pg_sys::ErrorContextCallback>())
+                    as *mut pg_sys::ErrorContextCallback;
+                (*cb).previous = pg_sys::error_context_stack;
+                (*cb).callback = Some(fixed_error_context);
+                (*cb).arg = copy as *mut c_void;
+                pg_sys::error_context_stack = cb;
             }
         }
     }
@@ -78,12 +95,11 @@ fn shown(p: *const c_char) -> String {
     format!("{}...", &s[..end])
 }
 
-#[pgrx::pg_guard]
-unsafe extern "C-unwind" fn error_context(arg: *mut c_void) {
-    let pos = unsafe { &*(arg as *const Position) };
+/// The CONTEXT line for a position, in COPY's shape.
+fn describe(pos: &Position) -> String {
     let verb = pos.verb.to_string_lossy();
     let rel = shown(pos.relname);
-    let msg = if pos.attname.is_null() {
+    if pos.attname.is_null() {
         format!("{verb} {rel}, line {}", pos.line)
     } else if pos.value_is_null {
         format!("{verb} {rel}, line {}, column {}: null input", pos.line, shown(pos.attname))
@@ -96,12 +112,28 @@ unsafe extern "C-unwind" fn error_context(arg: *mut c_void) {
             shown(pos.attname),
             shown(pos.value)
         )
-    };
-    let msg = std::ffi::CString::new(msg.replace('\0', "")).unwrap();
+    }
+}
+
+unsafe fn add_context(msg: *const c_char) {
     unsafe {
         pg_sys::set_errcontext_domain(c"fastcopy".as_ptr());
-        errcontext_msg(c"%s".as_ptr(), msg.as_ptr());
+        errcontext_msg(c"%s".as_ptr(), msg);
     }
+}
+
+/// While the load runs: describe where it is now.
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn error_context(arg: *mut c_void) {
+    let pos = unsafe { &*(arg as *const Position) };
+    let msg = std::ffi::CString::new(describe(pos).replace('\0', "")).unwrap();
+    unsafe { add_context(msg.as_ptr()) }
+}
+
+/// After the load's frames are gone: the position copied when the ERROR passed.
+#[pgrx::pg_guard]
+unsafe extern "C-unwind" fn fixed_error_context(arg: *mut c_void) {
+    unsafe { add_context(arg as *const c_char) }
 }
 
 /// `pg_stat_progress_copy` for one load; ends when dropped.

@@ -86,6 +86,9 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     let progress = Progress::start(relid, from_file, total);
     let mut reader = RowReader::with_capacity(input, reader_opts, READ_CHUNK);
 
+    let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
+    let mut stats = LoadStats::default();
+    let mut row = Row::new();
     let mut pos = Position {
         verb: c"fastcopy.load",
         relname: target.relname.as_ptr(),
@@ -94,13 +97,10 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
         value: std::ptr::null(),
         value_is_null: false,
     };
-    // SAFETY: `pos` lives on this frame until the guard is dropped at the end of this function.
+    // SAFETY: `pos` and what it points into (target, row) are declared before the guard, so
+    // they outlive it, also while an ERROR unwinds.
     let guard = unsafe { ContextGuard::push(&mut pos) };
     let pos_ptr: *mut Position = &mut pos;
-
-    let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
-    let mut stats = LoadStats::default();
-    let mut row = Row::new();
     let ncols = target.columns.len();
 
     loop {
