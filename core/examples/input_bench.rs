@@ -61,8 +61,14 @@ fn run(data: &[u8], opts: &Options) -> (f64, u64) {
 }
 
 fn main() {
-    let rows: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(2_000_000);
-    for (name, opts, delim) in [("text", Options::text(), b'\t'), ("csv", Options::csv(), b',')] {
+    let rows: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(2_000_000);
+    for (name, opts, delim) in [
+        ("text", Options::text(), b'\t'),
+        ("csv", Options::csv(), b','),
+    ] {
         let data = generate(rows, delim);
         let mut best = f64::MAX;
         let mut n = 0;

@@ -225,9 +225,16 @@ fn decimal_digits<const D: usize>(mut digits: &[u8]) -> Option<u64> {
         }
     }
     let n = digits.len();
-    if n == 0 {
-        None
-    } else if n <= 8 {
+    // Cheap early exit for the usual non-canonical shapes (" 1", "+1", "0x1F", "12x"): the first,
+    // second and last bytes must be digits. One predictable branch; it saves the mispredicted
+    // length branches below for fields that are not canonical anyway.
+    let (Some(&a), Some(&b), Some(&z)) = (digits.first(), digits.get(n.min(2) - 1), digits.last()) else {
+        return None;
+    };
+    if (a.wrapping_sub(b'0') >= 10) | (b.wrapping_sub(b'0') >= 10) | (z.wrapping_sub(b'0') >= 10) {
+        return None;
+    }
+    if n <= 8 {
         upto8_digits(digits)
     } else if D <= 16 || n <= 16 {
         let (head, tail) = digits.split_last_chunk::<8>()?;

@@ -21,11 +21,13 @@ impl Read for Trickle<'_> {
 }
 
 type Val = Option<Vec<u8>>;
+/// (line number, raw length, fields with their quoted flags)
+type RowOut = (u64, usize, Vec<(Val, bool)>);
 
 #[derive(Debug, PartialEq)]
 enum Outcome {
-    Rows(Vec<(u64, usize, Vec<(Val, bool)>)>),
-    Error(Vec<(u64, usize, Vec<(Val, bool)>)>, String, String, u64),
+    Rows(Vec<RowOut>),
+    Error(Vec<RowOut>, String, String, u64),
 }
 
 fn read_all(data: &[u8], opts: &Options, chunk: usize, step: usize) -> Outcome {
@@ -78,7 +80,10 @@ fn read_all(data: &[u8], opts: &Options, chunk: usize, step: usize) -> Outcome {
 
 fn values(o: &Outcome) -> Vec<Vec<Val>> {
     match o {
-        Outcome::Rows(r) => r.iter().map(|(_, _, f)| f.iter().map(|(v, _)| v.clone()).collect()).collect(),
+        Outcome::Rows(r) => r
+            .iter()
+            .map(|(_, _, f)| f.iter().map(|(v, _)| v.clone()).collect())
+            .collect(),
         Outcome::Error(_, s, m, l) => panic!("unexpected error {s} {m} at line {l}"),
     }
 }
@@ -115,7 +120,13 @@ fn text_escape(v: &[u8], delim: u8, escape_mode: u8, out: &mut Vec<u8>) {
     }
 }
 
-fn encode_text(rows: &[Vec<Val>], delim: u8, eol: &[u8], escape_mode: u8, final_eol: bool) -> Vec<u8> {
+fn encode_text(
+    rows: &[Vec<Val>],
+    delim: u8,
+    eol: &[u8],
+    escape_mode: u8,
+    final_eol: bool,
+) -> Vec<u8> {
     let mut out = Vec::new();
     for (r, row) in rows.iter().enumerate() {
         for (i, f) in row.iter().enumerate() {
@@ -134,7 +145,14 @@ fn encode_text(rows: &[Vec<Val>], delim: u8, eol: &[u8], escape_mode: u8, final_
     out
 }
 
-fn encode_csv(rows: &[Vec<Val>], delim: u8, quote: u8, escape: u8, eol: &[u8], force: u8) -> Vec<u8> {
+fn encode_csv(
+    rows: &[Vec<Val>],
+    delim: u8,
+    quote: u8,
+    escape: u8,
+    eol: &[u8],
+    force: u8,
+) -> Vec<u8> {
     let mut out = Vec::new();
     for row in rows {
         for (i, f) in row.iter().enumerate() {
@@ -144,8 +162,9 @@ fn encode_csv(rows: &[Vec<Val>], delim: u8, quote: u8, escape: u8, eol: &[u8], f
             let Some(v) = f else { continue };
             let must = v.is_empty()
                 || v.first() == Some(&b'\\')
-                || v.iter().any(|&b| b == delim || b == quote || b == escape || b == b'\n' || b == b'\r');
-            if must || (force.wrapping_add(i as u8)) % 3 == 0 {
+                || v.iter()
+                    .any(|&b| b == delim || b == quote || b == escape || b == b'\n' || b == b'\r');
+            if must || force.wrapping_add(i as u8).is_multiple_of(3) {
                 out.push(quote);
                 for &b in v {
                     if b == quote || b == escape {
@@ -187,12 +206,18 @@ fn field() -> impl Strategy<Value = Vec<u8>> {
 
 fn table() -> impl Strategy<Value = Vec<Vec<Val>>> {
     (1usize..5).prop_flat_map(|ncols| {
-        prop::collection::vec(prop::collection::vec(prop::option::weighted(0.85, field()), ncols), 0..8)
+        prop::collection::vec(
+            prop::collection::vec(prop::option::weighted(0.85, field()), ncols),
+            0..8,
+        )
     })
 }
 
 fn chunking() -> impl Strategy<Value = (usize, usize)> {
-    (prop_oneof![1usize..8, 8usize..64, Just(256 * 1024)], prop_oneof![1usize..4, Just(usize::MAX)])
+    (
+        prop_oneof![1usize..8, 8usize..64, Just(256 * 1024)],
+        prop_oneof![1usize..4, Just(usize::MAX)],
+    )
 }
 
 proptest! {

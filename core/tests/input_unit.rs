@@ -77,7 +77,6 @@ fn collect<R: Read>(mut rd: RowReader<R>, total: usize) -> Out {
     loop {
         match rd.next_row(&mut row) {
             Ok(true) => {
-                assert!(row.len() >= 1);
                 assert!(!row.is_empty());
                 let mut fields = Vec::new();
                 let mut quoted = Vec::new();
@@ -109,30 +108,49 @@ fn collect<R: Read>(mut rd: RowReader<R>, total: usize) -> Out {
             }
             Err(e) => {
                 err = Some(to_err(&e));
-                assert!(!rd.next_row(&mut row).unwrap(), "reader must stop after an error");
+                assert!(
+                    !rd.next_row(&mut row).unwrap(),
+                    "reader must stop after an error"
+                );
                 break;
             }
         }
     }
     assert!(consumed <= total);
-    Out { rows, err, bytes_read: rd.bytes_read() }
+    Out {
+        rows,
+        err,
+        bytes_read: rd.bytes_read(),
+    }
 }
 
 fn to_err(e: &InputError) -> Err {
     // Display and Error work.
     let shown = e.to_string();
     assert!(shown.contains(&e.message()));
-    Err { sqlstate: e.sqlstate(), message: e.message(), hint: e.hint(), line: e.line, raw_line: e.raw_line.clone() }
+    Err {
+        sqlstate: e.sqlstate(),
+        message: e.message(),
+        hint: e.hint(),
+        line: e.line,
+        raw_line: e.raw_line.clone(),
+    }
 }
 
 fn run(data: &[u8], opts: Options) -> Out {
     let reference = collect(RowReader::new(data, opts.clone()), data.len());
     for chunk in [1usize, 2, 3, 7, 16, 64] {
-        let o = collect(RowReader::with_capacity(data, opts.clone(), chunk), data.len());
+        let o = collect(
+            RowReader::with_capacity(data, opts.clone(), chunk),
+            data.len(),
+        );
         assert_eq!(o.rows, reference.rows, "chunk {chunk}, data {data:?}");
         assert_eq!(o.err, reference.err, "chunk {chunk}, data {data:?}");
     }
-    let o = collect(RowReader::with_capacity(OneByte(data), opts.clone(), 4), data.len());
+    let o = collect(
+        RowReader::with_capacity(OneByte(data), opts.clone(), 4),
+        data.len(),
+    );
     assert_eq!(o.rows, reference.rows, "one byte reads, data {data:?}");
     assert_eq!(o.err, reference.err, "one byte reads, data {data:?}");
     reference
@@ -207,10 +225,16 @@ fn no_trailing_newline() {
 
 #[test]
 fn text_empty_line_is_one_empty_field() {
-    assert_eq!(rows(b"a\n\nb\n", text()), vec![vec![v("a")], vec![v("")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\n\nb\n", text()),
+        vec![vec![v("a")], vec![v("")], vec![v("b")]]
+    );
     let mut o = text();
     o.null = b"".to_vec();
-    assert_eq!(rows(b"a\n\nb\n", o), vec![vec![v("a")], vec![N], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\n\nb\n", o),
+        vec![vec![v("a")], vec![N], vec![v("b")]]
+    );
     assert_eq!(rows(b"\n", text()), vec![vec![v("")]]);
 }
 
@@ -221,7 +245,10 @@ fn text_empty_fields() {
 
 #[test]
 fn text_null_is_compared_raw() {
-    assert_eq!(rows(b"\\N\t\\\\N\tN\n", text()), vec![vec![N, v("\\N"), v("N")]]);
+    assert_eq!(
+        rows(b"\\N\t\\\\N\tN\n", text()),
+        vec![vec![N, v("\\N"), v("N")]]
+    );
     // The NULL string with a backslash is compared before de-escaping.
     let mut o = text();
     o.null = b"x\\y".to_vec();
@@ -232,7 +259,10 @@ fn text_null_is_compared_raw() {
 fn text_other_delimiter() {
     let mut o = text();
     o.delimiter = b'|';
-    assert_eq!(rows(b"a|b\tc|\\|\n", o), vec![vec![v("a"), v("b\tc"), v("|")]]);
+    assert_eq!(
+        rows(b"a|b\tc|\\|\n", o),
+        vec![vec![v("a"), v("b\tc"), v("|")]]
+    );
 }
 
 // ---------------------------------------------------------------- text: escapes
@@ -247,12 +277,21 @@ fn text_simple_escapes() {
 
 #[test]
 fn text_octal_escapes() {
-    assert_eq!(rows(b"\\1\\12\\123\\1234\n", text()), vec![vec![vb(b"\x01\x0aS\x534")]]);
-    assert_eq!(rows(b"\\101\\0601\\8\n", text()), vec![vec![vb(b"A01\x38")]]);
+    assert_eq!(
+        rows(b"\\1\\12\\123\\1234\n", text()),
+        vec![vec![vb(b"\x01\x0aS\x534")]]
+    );
+    assert_eq!(
+        rows(b"\\101\\0601\\8\n", text()),
+        vec![vec![vb(b"A01\x38")]]
+    );
     // \777 = 511, taken mod 256: 0xff, which alone is not UTF-8.
     let e = err(b"\\777\n", text());
     assert_eq!(e.sqlstate, "22021");
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
     assert_eq!(e.raw_line.as_deref(), Some(&b"\\777"[..]));
     // \303\251 is é.
     assert_eq!(rows(b"\\303\\251\n", text()), vec![vec![v("é")]]);
@@ -288,7 +327,10 @@ fn text_trailing_backslash_at_eof_is_dropped() {
 #[test]
 fn text_escaped_cr_before_lf_on_first_line() {
     // The backslash takes the \r; the \n then ends the line and fixes the style to \n.
-    assert_eq!(rows(b"a\\\r\nb\n", text()), vec![vec![v("a\r")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\\\r\nb\n", text()),
+        vec![vec![v("a\r")], vec![v("b")]]
+    );
 }
 
 #[test]
@@ -296,7 +338,10 @@ fn text_embedded_nul_is_an_encoding_error() {
     for data in [&b"a\\000b\n"[..], b"a\\x00b\n", b"\\0\n", b"\\400\n"] {
         let e = err(data, text());
         assert_eq!(e.sqlstate, "22021");
-        assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0x00");
+        assert_eq!(
+            e.message,
+            "invalid byte sequence for encoding \"UTF8\": 0x00"
+        );
         assert_eq!(e.line, 1);
         assert_eq!(e.raw_line.as_deref(), Some(&data[..data.len() - 1]));
     }
@@ -309,26 +354,50 @@ fn text_embedded_nul_is_an_encoding_error() {
 #[test]
 fn text_escaped_invalid_utf8() {
     let e = err(b"a\nb\\xffc\nd\n", text());
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
     assert_eq!(e.line, 2);
     assert_eq!(e.raw_line.as_deref(), Some(&b"b\\xffc"[..]));
     let e = err(b"\\xe2\\x28x\n", text());
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28 0x78");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28 0x78"
+    );
     let e = err(b"ok\t\\xe2\\x28\n", text());
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xe2 0x28"
+    );
     // The de-escaped field is verified as a whole, raw bytes included.
     let e = err(b"\\xe2\xc3\xa9\n", text());
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xe2 0xc3 0xa9");
-    assert_eq!(rows(b"\\xe2\\x82\\xac\n", text()), vec![vec![v("\u{20ac}")]]);
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xe2 0xc3 0xa9"
+    );
+    assert_eq!(
+        rows(b"\\xe2\\x82\\xac\n", text()),
+        vec![vec![v("\u{20ac}")]]
+    );
 }
 
 // ---------------------------------------------------------------- text: line endings
 
 #[test]
 fn text_line_ending_styles() {
-    for data in [&b"a\tb\nc\td\n"[..], b"a\tb\r\nc\td\r\n", b"a\tb\rc\td\r", b"a\tb\r\nc\td"] {
+    for data in [
+        &b"a\tb\nc\td\n"[..],
+        b"a\tb\r\nc\td\r\n",
+        b"a\tb\rc\td\r",
+        b"a\tb\r\nc\td",
+    ] {
         let o = run(data, text());
-        assert_eq!(o.ok(), vec![vec![v("a"), v("b")], vec![v("c"), v("d")]], "{data:?}");
+        assert_eq!(
+            o.ok(),
+            vec![vec![v("a"), v("b")], vec![v("c"), v("d")]],
+            "{data:?}"
+        );
         assert_eq!(o.lines(), vec![1, 2]);
     }
     let o = run(b"a\r\nb\r\n", text());
@@ -386,10 +455,16 @@ fn text_end_marker_after_data_keeps_the_data_and_goes_on() {
     assert_eq!(o.ok(), vec![vec![v("a")], vec![v("xy")], vec![v("b")]]);
     assert_eq!(o.lines(), vec![1, 2, 3]);
     assert_eq!(o.rows[1].1, 5);
-    assert_eq!(rows(b"a\rxx\\.\rb\r", text()), vec![vec![v("a")], vec![v("xx")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\rxx\\.\rb\r", text()),
+        vec![vec![v("a")], vec![v("xx")], vec![v("b")]]
+    );
     // On the first line \.\r ends the marker without looking for \n, which then is an
     // empty line of its own.
-    assert_eq!(rows(b"ab\\.\r\nzz\n", text()), vec![vec![v("ab")], vec![v("")], vec![v("zz")]]);
+    assert_eq!(
+        rows(b"ab\\.\r\nzz\n", text()),
+        vec![vec![v("ab")], vec![v("")], vec![v("zz")]]
+    );
     assert_eq!(rows(b"\\.\r\nzz\n", text()), Vec::<Vec<F>>::new());
     // Fields before the marker are split and de-escaped as usual.
     assert_eq!(rows(b"a\t\\t\\.\n", text()), vec![vec![v("a"), v("\t")]]);
@@ -397,16 +472,29 @@ fn text_end_marker_after_data_keeps_the_data_and_goes_on() {
 
 #[test]
 fn text_end_marker_errors() {
-    for data in [&b"a\n\\.x\nb\n"[..], b"a\n\\.", b"a\r\n\\.\r", b"a\r\n\\.x\n", b"\\.x"] {
+    for data in [
+        &b"a\n\\.x\nb\n"[..],
+        b"a\n\\.",
+        b"a\r\n\\.\r",
+        b"a\r\n\\.x\n",
+        b"\\.x",
+    ] {
         let e = err(data, text());
         assert_eq!(e.sqlstate, "22P04", "{data:?}");
         assert_eq!(e.message, "end-of-copy marker corrupt", "{data:?}");
         assert_eq!(e.hint, None);
     }
     assert_eq!(err(b"a\n\\.x\nb\n", text()).line, 2);
-    for (data, line) in [(&b"a\r\n\\.\nb\n"[..], 2), (&b"a\n\\.\rb\n"[..], 2), (&b"a\rb\r\\.\n"[..], 3)] {
+    for (data, line) in [
+        (&b"a\r\n\\.\nb\n"[..], 2),
+        (&b"a\n\\.\rb\n"[..], 2),
+        (&b"a\rb\r\\.\n"[..], 3),
+    ] {
         let e = err(data, text());
-        assert_eq!(e.message, "end-of-copy marker does not match previous newline style", "{data:?}");
+        assert_eq!(
+            e.message, "end-of-copy marker does not match previous newline style",
+            "{data:?}"
+        );
         assert_eq!(e.line, line);
     }
 }
@@ -416,7 +504,10 @@ fn end_marker_same_in_all_versions() {
     for major in [15, 16, 17] {
         let mut o = text();
         o.server_major = major;
-        assert_eq!(rows(b"a\nxy\\.\nb\n\\.\nc\n", o.clone()), vec![vec![v("a")], vec![v("xy")], vec![v("b")]]);
+        assert_eq!(
+            rows(b"a\nxy\\.\nb\n\\.\nc\n", o.clone()),
+            vec![vec![v("a")], vec![v("xy")], vec![v("b")]]
+        );
         assert_eq!(err(b"a\n\\.", o).message, "end-of-copy marker corrupt");
         let mut c = csv();
         c.server_major = major;
@@ -429,7 +520,10 @@ fn end_marker_same_in_all_versions() {
 
 fn assert_enc(e: &Err, bytes: &str, line: u64) {
     assert_eq!(e.sqlstate, "22021");
-    assert_eq!(e.message, format!("invalid byte sequence for encoding \"UTF8\": {bytes}"));
+    assert_eq!(
+        e.message,
+        format!("invalid byte sequence for encoding \"UTF8\": {bytes}")
+    );
     assert_eq!(e.hint, None);
     assert_eq!(e.line, line);
     assert_eq!(e.raw_line, None);
@@ -441,14 +535,21 @@ fn raw_invalid_utf8() {
     assert_eq!(o.fields(), vec![vec![v("a")]]);
     assert_enc(o.err(), "0xff", 2);
     assert_enc(&err(b"a\nb\xe2\x28", text()), "0xe2 0x28", 2);
-    assert_enc(&err(b"a\xf0\x28\x8c\x28\n", text()), "0xf0 0x28 0x8c 0x28", 1);
+    assert_enc(
+        &err(b"a\xf0\x28\x8c\x28\n", text()),
+        "0xf0 0x28 0x8c 0x28",
+        1,
+    );
     assert_enc(&err(b"a\xc0\x80\n", text()), "0xc0 0x80", 1);
     assert_enc(&err(b"\xed\xa0\x80\n", text()), "0xed 0xa0 0x80", 1);
     assert_enc(&err(b"\xf4\x90\x80\x80\n", csv()), "0xf4 0x90 0x80 0x80", 1);
     assert_enc(&err(b"x\xe2\x82", csv()), "0xe2 0x82", 1);
     assert_enc(&err(b"\x80", text()), "0x80", 1);
     // Valid multibyte characters, split across chunks in `run`.
-    assert_eq!(rows("é\t€\t😀\n".as_bytes(), text()), vec![vec![v("é"), v("€"), v("😀")]]);
+    assert_eq!(
+        rows("é\t€\t😀\n".as_bytes(), text()),
+        vec![vec![v("é"), v("€"), v("😀")]]
+    );
 }
 
 #[test]
@@ -518,7 +619,10 @@ fn default_marker_text() {
     let mut o = text();
     o.default = Some(b"D".to_vec());
     o.server_major = 16;
-    assert_eq!(rows(b"D\t\\D\tx\tDD\n", o.clone()), vec![vec![D, v("D"), v("x"), v("DD")]]);
+    assert_eq!(
+        rows(b"D\t\\D\tx\tDD\n", o.clone()),
+        vec![vec![D, v("D"), v("x"), v("DD")]]
+    );
     // Compared raw.
     o.default = Some(b"\\D".to_vec());
     o.null = b"N".to_vec();
@@ -539,17 +643,26 @@ fn default_marker_csv() {
 #[test]
 fn csv_basic_and_null() {
     let out = run(b"a,b\n1,\n,\"\"\n", csv());
-    assert_eq!(out.ok(), vec![vec![v("a"), v("b")], vec![v("1"), N], vec![N, v("")]]);
+    assert_eq!(
+        out.ok(),
+        vec![vec![v("a"), v("b")], vec![v("1"), N], vec![N, v("")]]
+    );
     assert_eq!(out.rows[2].3, vec![false, true]);
     assert_eq!(out.lines(), vec![1, 2, 3]);
 }
 
 #[test]
 fn csv_empty_line_is_one_null_field() {
-    assert_eq!(rows(b"a\n\nb\n", csv()), vec![vec![v("a")], vec![N], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\n\nb\n", csv()),
+        vec![vec![v("a")], vec![N], vec![v("b")]]
+    );
     let mut o = csv();
     o.null = b"\\N".to_vec();
-    assert_eq!(rows(b"a\n\nb\n", o), vec![vec![v("a")], vec![v("")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\n\nb\n", o),
+        vec![vec![v("a")], vec![v("")], vec![v("b")]]
+    );
 }
 
 #[test]
@@ -563,7 +676,10 @@ fn csv_quoting() {
     assert_eq!(rows(b"\"a\"b\"c\"\n", csv()), vec![vec![v("abc")]]);
     assert_eq!(rows(b"\"a\"\"\"\n", csv()), vec![vec![v("a\"")]]);
     // Backslashes are data in CSV.
-    assert_eq!(rows(b"a\\b,\"c\\\"\n", csv()), vec![vec![v("a\\b"), v("c\\")]]);
+    assert_eq!(
+        rows(b"a\\b,\"c\\\"\n", csv()),
+        vec![vec![v("a\\b"), v("c\\")]]
+    );
     // Quoted fields are never NULL; the quoted NULL string is data.
     let mut o = csv();
     o.null = b"N".to_vec();
@@ -578,7 +694,10 @@ fn csv_other_quote_and_delimiter() {
     o.quote = b'\'';
     o.escape = b'\'';
     o.delimiter = b'|';
-    assert_eq!(rows(b"'a|b'|'it''s'|\"x\"\n", o), vec![vec![v("a|b"), v("it's"), v("\"x\"")]]);
+    assert_eq!(
+        rows(b"'a|b'|'it''s'|\"x\"\n", o),
+        vec![vec![v("a|b"), v("it's"), v("\"x\"")]]
+    );
 }
 
 #[test]
@@ -586,14 +705,20 @@ fn csv_escape_differs_from_quote() {
     let mut o = csv();
     o.escape = b'\\';
     // Inside quotes, escape + quote or escape + escape stand for that char; else literal.
-    assert_eq!(rows(b"\"a\\\"b\\\\c\\d\"\n", o.clone()), vec![vec![v("a\"b\\c\\d")]]);
+    assert_eq!(
+        rows(b"\"a\\\"b\\\\c\\d\"\n", o.clone()),
+        vec![vec![v("a\"b\\c\\d")]]
+    );
     // A doubled quote closes and re-opens.
     assert_eq!(rows(b"\"a\"\"b\"\n", o.clone()), vec![vec![v("ab")]]);
     // Outside quotes, the escape is data.
     assert_eq!(rows(b"a\\\"b,c\"\n", o.clone()), vec![vec![v("a\\b,c")]]);
     // An escaped quote does not end the quoted section in the line scan either.
     let out = run(b"\"a\\\"\nb\",c\nd,e\n", o);
-    assert_eq!(out.ok(), vec![vec![v("a\"\nb"), v("c")], vec![v("d"), v("e")]]);
+    assert_eq!(
+        out.ok(),
+        vec![vec![v("a\"\nb"), v("c")], vec![v("d"), v("e")]]
+    );
 }
 
 #[test]
@@ -646,12 +771,18 @@ fn csv_line_ending_mismatches() {
     assert_eq!(e.line, 2);
     let e = err(b"a\nb\rc\n", csv());
     assert_eq!(e.message, "unquoted carriage return found in data");
-    assert_eq!(e.hint, Some("Use quoted CSV field to represent carriage return."));
+    assert_eq!(
+        e.hint,
+        Some("Use quoted CSV field to represent carriage return.")
+    );
     assert_eq!(e.line, 2);
     let e = err(b"a\r\nb\r", csv());
     assert_eq!(e.message, "unquoted carriage return found in data");
     // Quoted, they are data.
-    assert_eq!(rows(b"\"a\rb\"\n\"c\r\nd\"\n", csv()), vec![vec![v("a\rb")], vec![v("c\r\nd")]]);
+    assert_eq!(
+        rows(b"\"a\rb\"\n\"c\r\nd\"\n", csv()),
+        vec![vec![v("a\rb")], vec![v("c\r\nd")]]
+    );
 }
 
 #[test]
@@ -660,17 +791,29 @@ fn csv_end_marker() {
     assert_eq!(rows(b"a\r\n\\.\r\nb\r\n", csv()), vec![vec![v("a")]]);
     assert_eq!(rows(b"a\r\\.\rb\r", csv()), vec![vec![v("a")]]);
     // Not alone or not first on its line: data.
-    assert_eq!(rows(b"a\nx\\.\nb\n", csv()), vec![vec![v("a")], vec![v("x\\.")], vec![v("b")]]);
-    assert_eq!(rows(b"a\n\\.x\nb\n", csv()), vec![vec![v("a")], vec![v("\\.x")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\nx\\.\nb\n", csv()),
+        vec![vec![v("a")], vec![v("x\\.")], vec![v("b")]]
+    );
+    assert_eq!(
+        rows(b"a\n\\.x\nb\n", csv()),
+        vec![vec![v("a")], vec![v("\\.x")], vec![v("b")]]
+    );
     assert_eq!(rows(b"a\n\\.", csv()), vec![vec![v("a")], vec![v("\\.")]]);
-    assert_eq!(rows(b"a\n\"\\.\"\nb\n", csv()), vec![vec![v("a")], vec![v("\\.")], vec![v("b")]]);
+    assert_eq!(
+        rows(b"a\n\"\\.\"\nb\n", csv()),
+        vec![vec![v("a")], vec![v("\\.")], vec![v("b")]]
+    );
     assert_eq!(rows(b"\\", csv()), vec![vec![v("\\")]]);
     // With \r\n, `\.\n` is not the marker, and its \n then is an unquoted newline.
     let e = err(b"a\r\n\\.\nb\r\n", csv());
     assert_eq!(e.message, "unquoted newline found in data");
     assert_eq!(e.line, 2);
     let e = err(b"a\n\\.\rb\n", csv());
-    assert_eq!(e.message, "end-of-copy marker does not match previous newline style");
+    assert_eq!(
+        e.message,
+        "end-of-copy marker does not match previous newline style"
+    );
 }
 
 #[test]
@@ -704,8 +847,14 @@ fn rows_longer_than_a_chunk() {
     data.push(b'\n');
     data.extend_from_slice(b"z\n");
     for chunk in [1usize, 5, 100, 4096] {
-        let o = collect(RowReader::with_capacity(&data[..], text(), chunk), data.len());
-        assert_eq!(o.fields(), vec![vec![F::V(long.clone()), v("x\ty")], vec![v("z")]]);
+        let o = collect(
+            RowReader::with_capacity(&data[..], text(), chunk),
+            data.len(),
+        );
+        assert_eq!(
+            o.fields(),
+            vec![vec![F::V(long.clone()), v("x\ty")], vec![v("z")]]
+        );
         assert_eq!(o.bytes_read, data.len() as u64);
     }
     let mut c = Vec::new();
@@ -747,7 +896,10 @@ fn many_rows_and_fast_path_mix() {
     let o = run(&data, text());
     assert_eq!(o.ok(), expect);
     assert_eq!(o.lines(), (1..=500).collect::<Vec<u64>>());
-    assert_eq!(o.rows.iter().map(|r| r.1 as u64).sum::<u64>(), data.len() as u64);
+    assert_eq!(
+        o.rows.iter().map(|r| r.1 as u64).sum::<u64>(),
+        data.len() as u64
+    );
 }
 
 #[test]
@@ -791,17 +943,34 @@ impl Read for Failing {
 
 #[test]
 fn io_errors() {
-    let mut rd = RowReader::with_capacity(Failing { left: 4, kind: Some(5) }, text(), 16);
+    let mut rd = RowReader::with_capacity(
+        Failing {
+            left: 4,
+            kind: Some(5),
+        },
+        text(),
+        16,
+    );
     let mut row = Row::new();
     assert!(rd.next_row(&mut row).unwrap());
     assert!(rd.next_row(&mut row).unwrap());
     let e = rd.next_row(&mut row).unwrap_err();
     assert!(matches!(e.kind, InputErrorKind::Io(_)));
     assert_eq!(e.sqlstate(), "58030");
-    assert_eq!(e.message(), "could not read from COPY file: Input/output error");
+    assert_eq!(
+        e.message(),
+        "could not read from COPY file: Input/output error"
+    );
     assert_eq!(e.line, 3);
     assert!(std::error::Error::source(&e).is_some());
-    let mut rd = RowReader::with_capacity(Failing { left: 0, kind: None }, csv(), 16);
+    let mut rd = RowReader::with_capacity(
+        Failing {
+            left: 0,
+            kind: None,
+        },
+        csv(),
+        16,
+    );
     let e = rd.next_row(&mut row).unwrap_err();
     assert_eq!(e.sqlstate(), "58030");
     assert_eq!(e.message(), "could not read from COPY file: boom");
@@ -822,6 +991,9 @@ fn interrupted_reads_are_retried() {
             Ok(n)
         }
     }
-    let o = collect(RowReader::with_capacity(Intr(false, b"a\nb\n"), text(), 1), 4);
+    let o = collect(
+        RowReader::with_capacity(Intr(false, b"a\nb\n"), text(), 1),
+        4,
+    );
     assert_eq!(o.ok(), vec![vec![v("a")], vec![v("b")]]);
 }

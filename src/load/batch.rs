@@ -4,6 +4,7 @@
 
 use super::context::Position;
 use super::target::Target;
+use super::tuple::{self, Arena};
 use crate::compat;
 use pgrx::pg_sys;
 
@@ -16,6 +17,8 @@ pub struct Batch {
     max_bytes: usize,
     bistate: pg_sys::BulkInsertState,
     cid: pg_sys::CommandId,
+    /// Where the fixed-width tuples of the current batch are formed.
+    pub arena: Arena,
     pub flushes: u64,
 }
 
@@ -31,16 +34,19 @@ impl Batch {
                 max_bytes,
                 bistate: pg_sys::GetBulkInsertState(),
                 cid: pg_sys::GetCurrentCommandId(true),
+                arena: Arena::new(),
                 flushes: 0,
             }
         }
     }
 
-    /// The next empty slot (created on first use, reused after).
+    /// The next empty heap-tuple slot (created on first use, reused after).
     #[inline]
     pub fn next_slot(&mut self, target: &Target) -> *mut pg_sys::TupleTableSlot {
         if self.used == self.slots.len() {
-            let slot = unsafe { pg_sys::table_slot_create(target.rel, std::ptr::null_mut()) };
+            let slot = unsafe {
+                pg_sys::MakeSingleTupleTableSlot((*target.rel).rd_att, &raw const pg_sys::TTSOpsHeapTuple)
+            };
             self.slots.push(slot);
             self.linenos.push(0);
         }
@@ -80,10 +86,11 @@ impl Batch {
                     let recheck = compat::insert_index_tuples(target.rri, slot, target.estate);
                     pg_sys::list_free(recheck);
                 }
-                pg_sys::ExecClearTuple(slot);
+                tuple::forget(slot);
             }
             pg_sys::MemoryContextReset(mem);
         }
+        self.arena.reset();
         self.used = 0;
         self.bytes = 0;
         self.flushes += 1;

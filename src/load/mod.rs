@@ -11,6 +11,7 @@ mod batch;
 mod context;
 pub mod options;
 mod target;
+mod tuple;
 
 use crate::guc;
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
@@ -102,6 +103,9 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     let guard = unsafe { ContextGuard::push(&mut pos) };
     let pos_ptr: *mut Position = &mut pos;
     let ncols = target.columns.len();
+    // Columns neither in the input nor filled by a default stay NULL for every row.
+    let mut values = vec![pg_sys::Datum::from(0usize); target.natts];
+    let mut nulls = vec![true; target.natts];
 
     loop {
         match reader.next_row(&mut row) {
@@ -115,24 +119,21 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
         if row.len() > ncols && !(ncols == 0 && row.len() == 1 && matches!(row.field(0), Field::Value(b""))) {
             raise(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
         }
-        let slot = batch.next_slot(&target);
         unsafe {
-            let values = (*slot).tts_values;
-            let nulls = (*slot).tts_isnull;
-            std::ptr::write_bytes(values, 0, target.natts);
-            std::ptr::write_bytes(nulls, 1, target.natts);
             let mem = target.batch_memory();
             let old = pg_sys::MemoryContextSwitchTo(mem.value());
             for (i, col) in target.columns.iter().enumerate() {
                 pos.attname = col.name.as_ptr();
                 if i >= row.len() {
                     pos.value_is_null = true;
-                    raise(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, format!("missing data for column \"{}\"", col.name.to_string_lossy()));
+                    raise(
+                        PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+                        format!("missing data for column \"{}\"", col.name.to_string_lossy()),
+                    );
                 }
-                let field = row.field(i);
-                let (datum, isnull) = convert(col, field, pos, &target);
-                *values.add(col.index) = datum;
-                *nulls.add(col.index) = isnull;
+                let (datum, isnull) = convert(col, row.field(i), pos, &target);
+                values[col.index] = datum;
+                nulls[col.index] = isnull;
             }
             pos.attname = std::ptr::null();
             pos.value = std::ptr::null();
@@ -140,11 +141,13 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             for f in &target.fillers {
                 let mut isnull = false;
                 let eval = (*f.expr).evalfunc.unwrap();
-                *values.add(f.index) = eval(f.expr, target.econtext, &mut isnull);
-                *nulls.add(f.index) = isnull;
+                values[f.index] = eval(f.expr, target.econtext, &mut isnull);
+                nulls[f.index] = isnull;
             }
+            let tuple = target.former.form(&mut batch.arena, &values, &nulls);
             pg_sys::MemoryContextSwitchTo(old);
-            pg_sys::ExecStoreVirtualTuple(slot);
+            let slot = batch.next_slot(&target);
+            tuple::store(slot, tuple, target.relid);
             if target.has_constraints {
                 pg_sys::ExecConstraints(target.rri, slot, target.estate);
             }

@@ -2,6 +2,7 @@
 //! privileges, row-level security, column list), with one converter per input column and the
 //! default expressions of the columns the input does not supply.
 
+use super::tuple::Former;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
 use pgrx::prelude::*;
@@ -36,6 +37,9 @@ pub struct Filler {
 
 pub struct Target {
     pub rel: pg_sys::Relation,
+    pub relid: pg_sys::Oid,
+    /// Forms this relation's tuples.
+    pub former: Former,
     pub relname: CString,
     pub estate: *mut pg_sys::EState,
     pub rri: *mut pg_sys::ResultRelInfo,
@@ -201,6 +205,8 @@ impl Target {
             }
             Target {
                 rel,
+                relid,
+                former: Former::new((*rel).rd_att),
                 relname: CString::new(relname_str).unwrap(),
                 estate,
                 rri,

@@ -18,7 +18,7 @@
 //!    (escape applies to any following byte) cannot express.
 
 use super::{Eol, InputErrorKind, Options, RawLine, Row, Scan, ScanState, Span};
-use super::{marker_kind, peek};
+use super::{marker_eol, marker_kind, peek};
 use memchr::{memchr, memchr2, memchr3};
 
 /// Scans for the end of the CSV line starting at `start`, resuming with the state in `st`.
@@ -50,7 +50,11 @@ pub(crate) fn scan_line(
     loop {
         if p >= limit {
             if at_eof {
-                return Scan::Line { end: limit, next: limit, stop: true };
+                return Scan::Line {
+                    end: limit,
+                    next: limit,
+                    stop: true,
+                };
             }
             st.p = p - start;
             return Scan::NeedMore;
@@ -133,16 +137,28 @@ fn step(
                 let c2 = peek(data, q + 1, at_eof).unwrap_or(0);
                 if c2 == b'\n' {
                     *eol = Eol::CrNl;
-                    Scan::Line { end: q, next: q + 2, stop: false }
+                    Scan::Line {
+                        end: q,
+                        next: q + 2,
+                        stop: false,
+                    }
                 } else if *eol == Eol::CrNl {
                     Scan::Err(InputErrorKind::UnquotedCarriageReturn)
                 } else {
                     *eol = Eol::Cr;
-                    Scan::Line { end: q, next: q + 1, stop: false }
+                    Scan::Line {
+                        end: q,
+                        next: q + 1,
+                        stop: false,
+                    }
                 }
             }
             Eol::Nl => Scan::Err(InputErrorKind::UnquotedCarriageReturn),
-            Eol::Cr => Scan::Line { end: q, next: q + 1, stop: false },
+            Eol::Cr => Scan::Line {
+                end: q,
+                next: q + 1,
+                stop: false,
+            },
         });
     }
     if c == b'\n' && !st.in_quote {
@@ -150,12 +166,20 @@ fn step(
             return Step::Done(Scan::Err(InputErrorKind::UnquotedNewline));
         }
         *eol = Eol::Nl;
-        return Step::Done(Scan::Line { end: q, next: q + 1, stop: false });
+        return Step::Done(Scan::Line {
+            end: q,
+            next: q + 1,
+            stop: false,
+        });
     }
     if c == b'\\' && st.first_char {
         if q + 1 >= data.len() {
             // at EOF (the look-ahead above returned otherwise): the backslash is data.
-            return Step::Done(Scan::Line { end: data.len(), next: data.len(), stop: true });
+            return Step::Done(Scan::Line {
+                end: data.len(),
+                next: data.len(),
+                stop: true,
+            });
         }
         if data[q + 1] == b'.' {
             let mut r = q + 2;
@@ -180,15 +204,16 @@ fn step(
                 r += 1;
                 if c4 != b'\r' && c4 != b'\n' {
                     is_marker = false;
-                } else if (*eol == Eol::Nl && c4 != b'\n')
-                    || (*eol == Eol::CrNl && c4 != b'\n')
-                    || (*eol == Eol::Cr && c4 != b'\r')
-                {
+                } else if c4 != marker_eol(*eol, c4) {
                     return Step::Done(Scan::Err(InputErrorKind::EndMarkerNewlineStyle));
                 }
             }
             if is_marker {
-                return Step::Done(Scan::Line { end: q, next: r, stop: true });
+                return Step::Done(Scan::Line {
+                    end: q,
+                    next: r,
+                    stop: true,
+                });
             }
             // Not the marker: `\.` is data; go on after the backslash.
         }
@@ -220,7 +245,12 @@ pub(crate) fn split(
 
 /// Path 2: `csv-core` with a canonical-form check of every field. Returns false (with the row
 /// in an unspecified state) if the line must go to [`split_own`].
-fn split_csv_core(line: &[u8], opts: &Options, core: &mut ::csv_core::Reader, row: &mut Row) -> bool {
+fn split_csv_core(
+    line: &[u8],
+    opts: &Options,
+    core: &mut ::csv_core::Reader,
+    row: &mut Row,
+) -> bool {
     use ::csv_core::ReadFieldResult;
     let quote = opts.quote;
     let null = opts.null.as_slice();
@@ -262,7 +292,12 @@ fn split_csv_core(line: &[u8], opts: &Options, core: &mut ::csv_core::Reader, ro
             return false;
         }
         let kind = marker_kind(raw, null, default, !quoted);
-        row.spans.push(Span { start: out, len: nout_field, kind, quoted });
+        row.spans.push(Span {
+            start: out,
+            len: nout_field,
+            kind,
+            quoted,
+        });
         out += nout_field;
         if out >= row.buf.len() {
             return false;
@@ -321,26 +356,23 @@ fn split_own(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErro
         let end_ptr;
         'field: loop {
             // Not in quotes.
-            loop {
-                match memchr2(delim, quote, &line[cur..]) {
-                    None => {
-                        row.buf.extend_from_slice(&line[cur..]);
-                        cur = len;
-                        end_ptr = len;
+            match memchr2(delim, quote, &line[cur..]) {
+                None => {
+                    row.buf.extend_from_slice(&line[cur..]);
+                    cur = len;
+                    end_ptr = len;
+                    break 'field;
+                }
+                Some(i) => {
+                    let q = cur + i;
+                    row.buf.extend_from_slice(&line[cur..q]);
+                    cur = q + 1;
+                    if line[q] == delim {
+                        end_ptr = q;
+                        found_delim = true;
                         break 'field;
                     }
-                    Some(i) => {
-                        let q = cur + i;
-                        row.buf.extend_from_slice(&line[cur..q]);
-                        cur = q + 1;
-                        if line[q] == delim {
-                            end_ptr = q;
-                            found_delim = true;
-                            break 'field;
-                        }
-                        saw_quote = true;
-                        break;
-                    }
+                    saw_quote = true;
                 }
             }
             // In quotes.
@@ -357,14 +389,13 @@ fn split_own(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErro
                 row.buf.extend_from_slice(&line[cur..q]);
                 cur = q + 1;
                 let c = line[q];
-                if c == escape {
-                    if let Some(&nextc) = line.get(cur) {
-                        if nextc == escape || nextc == quote {
-                            row.buf.push(nextc);
-                            cur += 1;
-                            continue;
-                        }
-                    }
+                if c == escape
+                    && let Some(&nextc) = line.get(cur)
+                    && (nextc == escape || nextc == quote)
+                {
+                    row.buf.push(nextc);
+                    cur += 1;
+                    continue;
                 }
                 if c == quote {
                     break;
@@ -375,7 +406,12 @@ fn split_own(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErro
         let kind = marker_kind(&line[start..end_ptr], null, default, !saw_quote);
         let flen = row.buf.len() - out_start;
         row.buf.push(0);
-        row.spans.push(Span { start: out_start, len: flen, kind, quoted: saw_quote });
+        row.spans.push(Span {
+            start: out_start,
+            len: flen,
+            kind,
+            quoted: saw_quote,
+        });
         if !found_delim {
             return Ok(());
         }

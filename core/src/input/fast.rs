@@ -14,8 +14,8 @@
 //! allocated at the end of the reader's buffer); bits at or past the verified end are never
 //! acted on.
 
-use super::{Eol, Format, RawLine, Row, RowReader, marker_kind};
 use super::Span;
+use super::{Eol, Format, RawLine, Row, RowReader, marker_kind};
 use std::io::Read;
 
 /// Bytes kept allocated after the data area of the reader's buffer.
@@ -149,5 +149,10 @@ pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> bool {
 #[inline(always)]
 fn push(row: &mut Row, raw: &[u8], start: usize, null: &[u8], default: Option<&[u8]>) {
     let kind = marker_kind(raw, null, default, true);
-    row.spans.push(Span { start, len: raw.len(), kind, quoted: false });
+    row.spans.push(Span {
+        start,
+        len: raw.len(),
+        kind,
+        quoted: false,
+    });
 }

@@ -288,7 +288,11 @@ pub struct InputError {
 
 impl InputError {
     fn new(kind: InputErrorKind, line: u64) -> Self {
-        InputError { kind, line, raw_line: None }
+        InputError {
+            kind,
+            line,
+            raw_line: None,
+        }
     }
 
     /// The SQLSTATE the server reports.
@@ -306,7 +310,10 @@ impl InputError {
             InputErrorKind::Io(e) => format!("could not read from COPY file: {}", strerror(e)),
             InputErrorKind::InvalidEncoding(bytes) => {
                 let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
-                format!("invalid byte sequence for encoding \"UTF8\": {}", hex.join(" "))
+                format!(
+                    "invalid byte sequence for encoding \"UTF8\": {}",
+                    hex.join(" ")
+                )
             }
             InputErrorKind::LiteralNewline => "literal newline found in data".into(),
             InputErrorKind::LiteralCarriageReturn => "literal carriage return found in data".into(),
@@ -444,7 +451,11 @@ pub(crate) enum Eol {
 pub(crate) enum Scan {
     /// The line's content is `[start, end)`; the next line starts at `next`. `stop` is
     /// `CopyReadLine`'s result: the line ended at EOF or at a `\.` marker.
-    Line { end: usize, next: usize, stop: bool },
+    Line {
+        end: usize,
+        next: usize,
+        stop: bool,
+    },
     /// Bytes beyond the verified data are needed; the scan state was saved for resuming.
     NeedMore,
     Err(InputErrorKind),
@@ -520,8 +531,11 @@ impl<R: Read> RowReader<R> {
     /// grows beyond it only to hold a row longer than that.
     pub fn with_capacity(source: R, opts: Options, chunk_bytes: usize) -> Self {
         let chunk = chunk_bytes.max(1);
-        let csv_escapec =
-            if opts.format == Format::Csv && opts.escape != opts.quote { Some(opts.escape) } else { None };
+        let csv_escapec = if opts.format == Format::Csv && opts.escape != opts.quote {
+            Some(opts.escape)
+        } else {
+            None
+        };
         let csv = if opts.format == Format::Csv && opts.escape == opts.quote {
             Some(
                 ::csv_core::ReaderBuilder::new()
@@ -537,7 +551,11 @@ impl<R: Read> RowReader<R> {
         } else {
             None
         };
-        let fourth = if opts.format == Format::Text { b'\\' } else { opts.quote };
+        let fourth = if opts.format == Format::Text {
+            b'\\'
+        } else {
+            opts.quote
+        };
         RowReader {
             src: source,
             needles: fast::Needles::new(opts.delimiter, fourth),
@@ -590,6 +608,42 @@ impl<R: Read> RowReader<R> {
         }
     }
 
+    /// For `HEADER MATCH`: reads the header line and splits it into fields exactly like a
+    /// data row (NULL and DEFAULT markers, de-escaping and its errors included), as the
+    /// server does before comparing the names with the columns (`line_no()` is 1).
+    /// `Ok(false)` if reading the header line ended the data (EOF or `\.`: the server then
+    /// ends the COPY without checking anything, even if the line had text); `next_row`
+    /// then returns `Ok(false)` too.
+    ///
+    /// Without a call, [`next_row`](Self::next_row) skips the header by itself.
+    ///
+    /// # Panics
+    ///
+    /// If `header` is not set in the options, or the header was already read.
+    pub fn read_header(&mut self, row: &mut Row) -> Result<bool, InputError> {
+        assert!(self.header_pending, "read_header: no header to read (HEADER off, or already read)");
+        self.header_pending = false;
+        if self.done {
+            return Ok(false);
+        }
+        let res = (|| {
+            self.lineno += 1;
+            let line = self.read_line()?;
+            if line.stop {
+                self.pos = line.next;
+                return Ok(false);
+            }
+            self.split_line(line, row)
+        })();
+        match res {
+            Ok(true) => Ok(true),
+            other => {
+                self.done = true;
+                other
+            }
+        }
+    }
+
     fn next_row_inner(&mut self, row: &mut Row) -> Result<bool, InputError> {
         if self.header_pending {
             // NextCopyFromRawFields: the header line is read (with all line-level checks)
@@ -608,6 +662,12 @@ impl<R: Read> RowReader<R> {
             self.pos = line.next;
             return Ok(false);
         }
+        self.split_line(line, row)
+    }
+
+    /// `CopyReadAttributesText`/`CSV` on a line found by [`read_line`](Self::read_line);
+    /// consumes it.
+    fn split_line(&mut self, line: Line, row: &mut Row) -> Result<bool, InputError> {
         row.reset();
         row.line_no = self.lineno;
         row.raw_len = line.next - line.start;
@@ -634,12 +694,17 @@ impl<R: Read> RowReader<R> {
 
     /// `CopyReadLine`: scans the next line, loading and verifying data as needed.
     fn read_line(&mut self) -> Result<Line, InputError> {
-        self.scan = ScanState { first_char: true, ..ScanState::default() };
+        self.scan = ScanState {
+            first_char: true,
+            ..ScanState::default()
+        };
         loop {
             let at_eof = self.eof && !self.bad && self.verified == self.filled;
             let data = &self.buf[..self.verified];
             let r = match self.opts.format {
-                Format::Text => text::scan_line(data, self.pos, &mut self.scan, &mut self.eol, at_eof),
+                Format::Text => {
+                    text::scan_line(data, self.pos, &mut self.scan, &mut self.eol, at_eof)
+                }
                 Format::Csv => csv::scan_line(
                     data,
                     self.pos,
@@ -748,7 +813,12 @@ fn split_plain(line: &[u8], opts: &Options, row: &mut Row) {
 #[inline(always)]
 fn push_plain(row: &mut Row, raw: &[u8], start: usize, null: &[u8], default: Option<&[u8]>) {
     let kind = marker_kind(raw, null, default, true);
-    row.spans.push(Span { start, len: raw.len(), kind, quoted: false });
+    row.spans.push(Span {
+        start,
+        len: raw.len(),
+        kind,
+        quoted: false,
+    });
 }
 
 /// NULL (compared only if `null_ok`) first, then DEFAULT, both on the raw field.
@@ -760,6 +830,17 @@ fn marker_kind(raw: &[u8], null: &[u8], default: Option<&[u8]>, null_ok: bool) -
         KIND_DEFAULT
     } else {
         KIND_VALUE
+    }
+}
+
+/// The line ending byte that must follow `\.` (`\r` or `\n`) for the file's style; any
+/// of the two while the style is unknown (then `c` itself is returned).
+#[inline]
+pub(crate) fn marker_eol(eol: Eol, c: u8) -> u8 {
+    match eol {
+        Eol::Nl | Eol::CrNl => b'\n',
+        Eol::Cr => b'\r',
+        Eol::Unknown => c,
     }
 }
 

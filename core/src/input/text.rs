@@ -2,7 +2,7 @@
 //! field split (`CopyReadAttributesText`).
 
 use super::{Eol, InputErrorKind, KIND_VALUE, Options, RawLine, Row, Scan, ScanState, Span};
-use super::{marker_kind, peek, verify_field};
+use super::{marker_eol, marker_kind, peek, verify_field};
 use memchr::{memchr2, memchr3};
 
 /// Scans for the end of the line starting at `start`, resuming at `st.p`.
@@ -24,7 +24,11 @@ pub(crate) fn scan_line(
     loop {
         let Some(i) = memchr3(b'\n', b'\r', b'\\', &data[p..]) else {
             if at_eof {
-                return Scan::Line { end: limit, next: limit, stop: true };
+                return Scan::Line {
+                    end: limit,
+                    next: limit,
+                    stop: true,
+                };
             }
             st.p = limit - start;
             return Scan::NeedMore;
@@ -36,7 +40,11 @@ pub(crate) fn scan_line(
                     return Scan::Err(InputErrorKind::LiteralNewline);
                 }
                 *eol = Eol::Nl;
-                return Scan::Line { end: q, next: q + 1, stop: false };
+                return Scan::Line {
+                    end: q,
+                    next: q + 1,
+                    stop: false,
+                };
             }
             b'\r' => {
                 return match *eol {
@@ -47,16 +55,28 @@ pub(crate) fn scan_line(
                         };
                         if c2 == b'\n' {
                             *eol = Eol::CrNl;
-                            Scan::Line { end: q, next: q + 2, stop: false }
+                            Scan::Line {
+                                end: q,
+                                next: q + 2,
+                                stop: false,
+                            }
                         } else if *eol == Eol::CrNl {
                             Scan::Err(InputErrorKind::LiteralCarriageReturn)
                         } else {
                             *eol = Eol::Cr;
-                            Scan::Line { end: q, next: q + 1, stop: false }
+                            Scan::Line {
+                                end: q,
+                                next: q + 1,
+                                stop: false,
+                            }
                         }
                     }
                     Eol::Nl => Scan::Err(InputErrorKind::LiteralCarriageReturn),
-                    Eol::Cr => Scan::Line { end: q, next: q + 1, stop: false },
+                    Eol::Cr => Scan::Line {
+                        end: q,
+                        next: q + 1,
+                        stop: false,
+                    },
                 };
             }
             _ => {
@@ -65,7 +85,11 @@ pub(crate) fn scan_line(
                 if q + 1 >= limit {
                     if at_eof {
                         // A backslash just before EOF is data (dropped by the field split).
-                        return Scan::Line { end: limit, next: limit, stop: true };
+                        return Scan::Line {
+                            end: limit,
+                            next: limit,
+                            stop: true,
+                        };
                     }
                     st.p = q - start;
                     return Scan::NeedMore;
@@ -97,16 +121,17 @@ pub(crate) fn scan_line(
                 if c != b'\r' && c != b'\n' {
                     return Scan::Err(InputErrorKind::EndMarkerCorrupt);
                 }
-                if (*eol == Eol::Nl && c != b'\n')
-                    || (*eol == Eol::CrNl && c != b'\n')
-                    || (*eol == Eol::Cr && c != b'\r')
-                {
+                if c != marker_eol(*eol, c) {
                     return Scan::Err(InputErrorKind::EndMarkerNewlineStyle);
                 }
                 // The data before `\.` is the line; everything up to the marker's line
                 // ending is consumed. (With a file source the server goes on reading after
                 // the marker if the line was not empty; the caller does the same.)
-                return Scan::Line { end: q, next: r, stop: true };
+                return Scan::Line {
+                    end: q,
+                    next: r,
+                    stop: true,
+                };
             }
         }
     }
@@ -135,7 +160,11 @@ fn is_octal(c: u8) -> bool {
 /// markers are compared with the raw field (so `\\N` is the data `\N`). If an octal or hex
 /// escape produced a NUL or a byte >= 0x80, the de-escaped field must be valid UTF-8
 /// (checked only for fields that are not NULL/DEFAULT, like the server).
-pub(crate) fn split_escaped(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErrorKind> {
+pub(crate) fn split_escaped(
+    line: &[u8],
+    opts: &Options,
+    row: &mut Row,
+) -> Result<(), InputErrorKind> {
     let delim = opts.delimiter;
     let null = opts.null.as_slice();
     let default = opts.default.as_deref();
@@ -222,7 +251,12 @@ pub(crate) fn split_escaped(line: &[u8], opts: &Options, row: &mut Row) -> Resul
         }
         let flen = row.buf.len() - out_start;
         row.buf.push(0);
-        row.spans.push(Span { start: out_start, len: flen, kind, quoted: false });
+        row.spans.push(Span {
+            start: out_start,
+            len: flen,
+            kind,
+            quoted: false,
+        });
         if !found_delim {
             return Ok(());
         }

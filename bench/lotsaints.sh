@@ -1,0 +1,67 @@
+#!/usr/bin/env bash
+# lotsaints (SPEC §4.1): 2,000,000 rows of (a int, b int, c int) — a = 1..2000000, b random in
+# ±50000, c = 3243423 — into an UNLOGGED table, COPY FROM vs fastcopy.load, alternating, one
+# warm-up each, ROUNDS counted rounds each, TRUNCATE (own transaction) before every load.
+# Release build, throwaway cluster per major. Prints medians and the ratio, checks that both
+# tables hold the same rows, and writes bench/results/lotsaints.md.
+#
+#   bench/lotsaints.sh [majors...]        default: 15 16 17; ROUNDS=5 by default
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+majors=("${@:-15 16 17}"); majors=(${majors[@]})
+rounds=${ROUNDS:-5}
+out=bench/results/lotsaints.md
+mkdir -p bench/results
+tmp=$(mktemp)
+for m in "${majors[@]}"; do
+  scripts/install.sh "$m"
+  scripts/cluster.sh start "$m" >/dev/null
+  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  data="$FASTCOPY_RUN/lotsaints.copy"
+  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
+       -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast" \
+       -c "CREATE UNLOGGED TABLE lotsaints_copy (a int, b int, c int)" \
+       -c "CREATE UNLOGGED TABLE lotsaints_fast (a int, b int, c int)" \
+       -c "CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
+           DECLARE t0 timestamptz := clock_timestamp();
+           BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$"
+  if [ ! -f "$data" ]; then
+    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
+             FROM generate_series(1, 2000000) g) TO '$data'"
+  fi
+  copy_ms=(); fast_ms=()
+  for r in $(seq 0 "$rounds"); do
+    psql -c "TRUNCATE lotsaints_copy"
+    c=$(psql -c "SELECT bench_ms('COPY lotsaints_copy FROM ''$data''')")
+    psql -c "TRUNCATE lotsaints_fast"
+    f=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_fast'', ''$data'')')")
+    if [ "$r" -gt 0 ]; then copy_ms+=("$c"); fast_ms+=("$f"); fi
+    echo "pg$m round $r: COPY ${c} ms, fastcopy.load ${f} ms"
+  done
+  same=$(psql -c "SELECT NOT EXISTS (SELECT * FROM lotsaints_copy EXCEPT ALL SELECT * FROM lotsaints_fast)
+                  AND NOT EXISTS (SELECT * FROM lotsaints_fast EXCEPT ALL SELECT * FROM lotsaints_copy)
+                  AND (SELECT count(*) FROM lotsaints_fast) = 2000000")
+  version=$(psql -c "SHOW server_version")
+  median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+  cm=$(median "${copy_ms[@]}"); fm=$(median "${fast_ms[@]}")
+  ratio=$(awk -v c="$cm" -v f="$fm" 'BEGIN {printf "%.2f", c / f}')
+  echo "pg$m: COPY median ${cm} ms, fastcopy.load median ${fm} ms, ratio ${ratio}x, identical rows: $same"
+  printf '| %s | %.0f | %.0f | %.2f M | %.2f M | **%s×** | %s |\n' "$version" "$cm" "$fm" \
+    "$(awk -v c="$cm" 'BEGIN{print 2/(c/1000)}')" "$(awk -v f="$fm" 'BEGIN{print 2/(f/1000)}')" "$ratio" "$same" >> "$tmp"
+  [ "$same" = "t" ] || { echo "lotsaints: tables differ on pg$m"; exit 1; }
+done
+{
+  echo "# lotsaints: COPY FROM vs fastcopy.load"
+  echo
+  echo "2,000,000 rows of (a int, b int, c int) into an UNLOGGED table, server file, $rounds rounds each after one warm-up,"
+  echo "alternating, TRUNCATE before every load; medians. Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM,"
+  echo "$(uname -r), shared_buffers 1GB, release build. Run: \`make bench-lotsaints\` ($(date -u +%Y-%m-%d))."
+  echo
+  echo "| PostgreSQL | COPY ms | fastcopy ms | COPY rows/s | fastcopy rows/s | speed-up | same rows |"
+  echo "|---|---|---|---|---|---|---|"
+  cat "$tmp"
+} > "$out"
+rm -f "$tmp"
+cat "$out"

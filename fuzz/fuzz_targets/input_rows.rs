@@ -1,0 +1,132 @@
+//! Arbitrary bytes through the COPY text and CSV readers with a few option combinations.
+//!
+//! The first byte picks the options and a chunk size; the rest is the input. Checked: no
+//! panic; every value NUL-terminated and NUL-free; line numbers increasing; no more bytes
+//! consumed than given; the reader stays finished after `Ok(false)` or an error; and the
+//! same rows and error whatever the chunk size and however the source splits its reads.
+#![no_main]
+
+use fastcopy_core::input::{Field, Options, Row, RowReader};
+use libfuzzer_sys::fuzz_target;
+use std::io::Read;
+
+/// A source returning at most `step` bytes per read.
+struct Trickle<'a> {
+    data: &'a [u8],
+    step: usize,
+}
+
+impl Read for Trickle<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.data.len().min(buf.len()).min(self.step);
+        buf[..n].copy_from_slice(&self.data[..n]);
+        self.data = &self.data[n..];
+        Ok(n)
+    }
+}
+
+fn options(sel: u8) -> Options {
+    let mut o = match sel % 8 {
+        0 => Options::text(),
+        1 => {
+            let mut o = Options::text();
+            o.null = Vec::new();
+            o.default = Some(b"D".to_vec());
+            o
+        }
+        2 => {
+            let mut o = Options::text();
+            o.delimiter = b',';
+            o.null = b"x\\y".to_vec();
+            o
+        }
+        3 => Options::csv(),
+        4 => {
+            let mut o = Options::csv();
+            o.escape = b'\\';
+            o.null = b"\\N".to_vec();
+            o
+        }
+        5 => {
+            let mut o = Options::csv();
+            o.quote = b'\'';
+            o.escape = b'\'';
+            o.delimiter = b'|';
+            o.default = Some(b"D".to_vec());
+            o
+        }
+        6 => {
+            let mut o = Options::csv();
+            o.delimiter = b'\t';
+            o.null = b"N".to_vec();
+            o
+        }
+        _ => {
+            let mut o = Options::text();
+            o.delimiter = b'|';
+            o
+        }
+    };
+    o.header = sel & 8 != 0;
+    o.server_major = [15, 16, 17][(sel as usize >> 4) % 3];
+    o
+}
+
+type Rows = Vec<(u64, usize, Vec<Option<Vec<u8>>>, Vec<bool>)>;
+
+fn read_all(data: &[u8], opts: &Options, chunk: usize, step: usize) -> (Rows, Option<(String, u64)>) {
+    let mut rd = RowReader::with_capacity(Trickle { data, step }, opts.clone(), chunk);
+    let mut row = Row::new();
+    let mut rows = Rows::new();
+    let mut consumed = 0usize;
+    let mut last = 0u64;
+    loop {
+        match rd.next_row(&mut row) {
+            Ok(true) => {
+                assert!(row.line_no() > last);
+                last = row.line_no();
+                consumed += row.raw_len();
+                assert!(consumed <= data.len());
+                assert!(row.len() >= 1);
+                assert_eq!(row.raw_line().len(), row.line_len());
+                let mut fields = Vec::new();
+                let mut quoted = Vec::new();
+                for i in 0..row.len() {
+                    quoted.push(row.quoted(i));
+                    fields.push(match row.field(i) {
+                        Field::Null => None,
+                        Field::Default => Some(b"\0default".to_vec()),
+                        Field::Value(v) => {
+                            // SAFETY: the reader's contract: a NUL byte follows each value.
+                            assert_eq!(unsafe { *v.as_ptr().add(v.len()) }, 0);
+                            assert!(!v.contains(&0));
+                            assert!(std::str::from_utf8(v).is_ok());
+                            Some(v.to_vec())
+                        }
+                    });
+                }
+                rows.push((row.line_no(), row.raw_len(), fields, quoted));
+            }
+            Ok(false) => {
+                assert!(!rd.next_row(&mut row).unwrap());
+                return (rows, None);
+            }
+            Err(e) => {
+                assert!(matches!(e.sqlstate(), "22P04" | "22021"));
+                assert!(e.line >= last);
+                let _ = (e.message(), e.hint(), e.to_string());
+                assert!(!rd.next_row(&mut row).unwrap());
+                return (rows, Some((e.message(), e.line)));
+            }
+        }
+    }
+}
+
+fuzz_target!(|input: &[u8]| {
+    let Some((&sel, data)) = input.split_first() else { return };
+    let opts = options(sel);
+    let reference = read_all(data, &opts, 256 * 1024, usize::MAX);
+    let chunk = 1 + (sel as usize % 7);
+    let step = 1 + (sel as usize >> 5);
+    assert_eq!(read_all(data, &opts, chunk, step), reference);
+});

@@ -1,0 +1,175 @@
+//! Heap tuples formed straight into batch memory, and the heap-tuple slots that carry them to
+//! `table_multi_insert` without a copy.
+//!
+//! COPY fills a virtual slot and lets `heap_multi_insert` materialize it (`heap_form_tuple`
+//! into a fresh palloc chunk per row, freed again when the slot is cleared). fastcopy forms
+//! the tuple itself: for tables whose columns are all fixed-width by-value types (ints,
+//! floats, dates, timestamps, bool, ...) and a row without NULLs, at offsets computed once per
+//! load, into a bump arena in the batch memory; otherwise with `heap_form_tuple` in the same
+//! memory. The slot is marked as owning its tuple, so materializing it is a no-op; it never
+//! frees it: `forget` empties the slot after the flush and the batch memory is reset at once.
+
+use pgrx::pg_sys;
+use std::mem::{offset_of, size_of};
+
+const MAXALIGN: usize = 8;
+const fn maxalign(n: usize) -> usize {
+    (n + MAXALIGN - 1) & !(MAXALIGN - 1)
+}
+/// `HEAPTUPLESIZE`: the `HeapTupleData` in front of the tuple in the same chunk.
+const HEAPTUPLESIZE: usize = maxalign(size_of::<pg_sys::HeapTupleData>());
+/// `t_hoff` of a tuple without a null bitmap.
+const HOFF: usize = maxalign(offset_of!(pg_sys::HeapTupleHeaderData, t_bits));
+const ARENA_BLOCK: usize = 256 * 1024;
+
+/// Forms the tuples of one relation.
+pub struct Former {
+    tupdesc: pg_sys::TupleDesc,
+    /// (offset in the data area, attlen) of every attribute, when all are fixed-width by-value.
+    fixed: Option<Vec<(usize, usize)>>,
+    /// Size of the tuple chunk (HeapTupleData + header + data) on the fixed path.
+    fixed_chunk: usize,
+    fixed_len: u32,
+}
+
+impl Former {
+    pub fn new(tupdesc: pg_sys::TupleDesc) -> Former {
+        let natts = unsafe { (*tupdesc).natts } as usize;
+        let mut layout = Vec::with_capacity(natts);
+        let mut off = 0usize;
+        for i in 0..natts {
+            let a = unsafe { &*(*tupdesc).attrs.as_ptr().add(i) };
+            let len = a.attlen as isize;
+            if a.attisdropped || !a.attbyval || !matches!(len, 1 | 2 | 4 | 8) {
+                layout.clear();
+                break;
+            }
+            let align = match a.attalign as u8 {
+                b'c' => 1,
+                b's' => 2,
+                b'i' => 4,
+                _ => 8,
+            };
+            off = (off + align - 1) & !(align - 1);
+            layout.push((off, len as usize));
+            off += len as usize;
+        }
+        let fixed = (natts > 0 && layout.len() == natts).then_some(layout);
+        Former { tupdesc, fixed, fixed_chunk: maxalign(HEAPTUPLESIZE + HOFF + off), fixed_len: (HOFF + off) as u32 }
+    }
+
+    /// Forms one tuple from `values`/`nulls` (one entry per attribute) in `arena`'s memory
+    /// context (the current memory context must be the batch memory for the fallback path).
+    #[inline]
+    pub unsafe fn form(&self, arena: &mut Arena, values: &[pg_sys::Datum], nulls: &[bool]) -> pg_sys::HeapTuple {
+        unsafe {
+            match &self.fixed {
+                Some(layout) if !nulls.contains(&true) => self.form_fixed(arena, layout, values),
+                _ => pg_sys::heap_form_tuple(self.tupdesc, values.as_ptr() as *mut _, nulls.as_ptr() as *mut _),
+            }
+        }
+    }
+
+    /// What `heap_form_tuple` builds for a row without NULLs and without variable-width
+    /// attributes: header without null bitmap, values stored by value at their aligned offsets.
+    #[inline]
+    unsafe fn form_fixed(&self, arena: &mut Arena, layout: &[(usize, usize)], values: &[pg_sys::Datum]) -> pg_sys::HeapTuple {
+        unsafe {
+            let chunk = arena.alloc_zeroed(self.fixed_chunk);
+            let tuple = chunk as pg_sys::HeapTuple;
+            (*tuple).t_len = self.fixed_len;
+            (*tuple).t_self = invalid_item_pointer();
+            (*tuple).t_tableOid = pg_sys::InvalidOid;
+            let td = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
+            (*tuple).t_data = td;
+            // HeapTupleHeaderSetDatumLength / SetTypeId / SetTypMod (SET_VARSIZE, little-endian)
+            (*td).t_choice.t_datum = pg_sys::DatumTupleFields {
+                datum_len_: (self.fixed_len << 2) as i32,
+                datum_typmod: (*self.tupdesc).tdtypmod,
+                datum_typeid: (*self.tupdesc).tdtypeid,
+            };
+            (*td).t_ctid = invalid_item_pointer();
+            (*td).t_infomask2 = layout.len() as u16; // HeapTupleHeaderSetNatts
+            (*td).t_infomask = 0;
+            (*td).t_hoff = HOFF as u8;
+            let data = (td as *mut u8).add(HOFF);
+            for (&(off, len), v) in layout.iter().zip(values) {
+                let v = v.value() as u64;
+                let p = data.add(off);
+                match len {
+                    8 => (p as *mut u64).write_unaligned(v),
+                    4 => (p as *mut u32).write_unaligned(v as u32),
+                    2 => (p as *mut u16).write_unaligned(v as u16),
+                    _ => *p = v as u8,
+                }
+            }
+            tuple
+        }
+    }
+}
+
+fn invalid_item_pointer() -> pg_sys::ItemPointerData {
+    pg_sys::ItemPointerData {
+        ip_blkid: pg_sys::BlockIdData { bi_hi: 0xFFFF, bi_lo: 0xFFFF },
+        ip_posid: 0,
+    }
+}
+
+/// Bump allocation of MAXALIGNed, zeroed chunks from blocks palloc'd in the batch memory;
+/// everything goes away when that memory context is reset (after each flush).
+pub struct Arena {
+    cur: *mut u8,
+    left: usize,
+}
+
+impl Arena {
+    pub fn new() -> Arena {
+        Arena { cur: std::ptr::null_mut(), left: 0 }
+    }
+
+    /// Forget the blocks: call right after the batch memory was reset.
+    pub fn reset(&mut self) {
+        self.cur = std::ptr::null_mut();
+        self.left = 0;
+    }
+
+    #[inline]
+    unsafe fn alloc_zeroed(&mut self, size: usize) -> *mut u8 {
+        if size > self.left {
+            let block = size.max(ARENA_BLOCK);
+            self.cur = unsafe { pg_sys::palloc0(block) } as *mut u8;
+            self.left = block;
+        }
+        let p = self.cur;
+        self.cur = unsafe { p.add(size) };
+        self.left -= size;
+        p
+    }
+}
+
+/// Puts `tuple` into a heap-tuple slot as if the slot owned it (so materializing is a no-op).
+#[inline]
+pub unsafe fn store(slot: *mut pg_sys::TupleTableSlot, tuple: pg_sys::HeapTuple, relid: pg_sys::Oid) {
+    unsafe {
+        let h = slot as *mut pg_sys::HeapTupleTableSlot;
+        (*h).tuple = tuple;
+        (*h).off = 0;
+        (*slot).tts_nvalid = 0;
+        (*slot).tts_tableOid = relid;
+        (*slot).tts_flags =
+            ((*slot).tts_flags & !(pg_sys::TTS_FLAG_EMPTY as u16)) | pg_sys::TTS_FLAG_SHOULDFREE as u16;
+    }
+}
+
+/// Empties a slot filled by `store` without freeing its tuple (the batch memory owns it).
+#[inline]
+pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot) {
+    unsafe {
+        let h = slot as *mut pg_sys::HeapTupleTableSlot;
+        (*h).tuple = std::ptr::null_mut();
+        (*h).off = 0;
+        (*slot).tts_nvalid = 0;
+        (*slot).tts_flags =
+            ((*slot).tts_flags & !(pg_sys::TTS_FLAG_SHOULDFREE as u16)) | pg_sys::TTS_FLAG_EMPTY as u16;
+    }
+}
