@@ -142,6 +142,9 @@ fn finish<const MAG: u64>(neg: bool, mag: u64) -> Result<i64, IntError> {
     Ok(if neg { v.wrapping_neg() } else { v })
 }
 
+/// Eight `'0'` bytes.
+const ZEROS: u64 = 0x3030_3030_3030_3030;
+
 /// True if all 8 bytes of `v` are ASCII digits. A byte below `'0'` has a high nibble other than
 /// 3; a byte above `'9'` has one that becomes 4 or more after adding 6; a carry out of a byte can
 /// only come from a byte that already fails.
@@ -151,16 +154,21 @@ fn swar_all_digits(v: u64) -> bool {
     (v & HI) | ((v.wrapping_add(0x0606_0606_0606_0606) & HI) >> 4) == 0x3333_3333_3333_3333
 }
 
-/// The value of 8 ASCII digits loaded little-endian (first digit in the lowest byte).
+/// The value of 8 digit values (0..=9, one per byte, first digit in the lowest byte).
 #[inline(always)]
-fn swar_value(v: u64) -> u64 {
-    let v = v - 0x3030_3030_3030_3030;
+fn swar_combine(v: u64) -> u64 {
     // Each 16-bit lane: 10 * first + second digit (low byte); the high byte is garbage.
     let v = v.wrapping_mul(10).wrapping_add(v >> 8);
     // Lanes 0 and 2 (x100 and x1) plus lanes 1 and 3 (x1000000 and x10000), in bits 32..64.
     let a = (v & 0x0000_00FF_0000_00FF).wrapping_mul(100 + (1_000_000 << 32));
     let b = ((v >> 16) & 0x0000_00FF_0000_00FF).wrapping_mul(1 + (10_000 << 32));
     a.wrapping_add(b) >> 32
+}
+
+/// The value of 8 ASCII digits loaded little-endian (first digit in the lowest byte).
+#[inline(always)]
+fn swar_value(v: u64) -> u64 {
+    swar_combine(v - ZEROS)
 }
 
 /// Up to 8 bytes (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the
@@ -180,14 +188,18 @@ fn load_upto8(b: &[u8]) -> u64 {
     }
 }
 
-/// The value of 1 to 8 decimal digits, or `None` if a byte is not a digit. The digits are
-/// right-aligned in a `u64` and the free low bytes filled with `'0'`, then checked and combined
-/// in one go, so that the cost does not depend on the length (no mispredicted loop exit).
+/// The value of 1 to 8 decimal digits, or `None` if a byte is not a digit. No loop: the bytes
+/// are loaded into a `u64`, `'0'` is subtracted from every byte at once, the `n` used bytes are
+/// checked, and the digits are shifted to the top so that the free low bytes are leading zeros.
 #[inline(always)]
 fn upto8_digits(b: &[u8]) -> Option<u64> {
     let shift = 8 * (8 - b.len() as u32); // 0..=56
-    let v = load_upto8(b) << shift | (0x3030_3030_3030_3030 & ((1u64 << shift) - 1));
-    swar_all_digits(v).then(|| swar_value(v))
+    let raw = load_upto8(b);
+    let d = raw.wrapping_sub(ZEROS);
+    // A byte below '0' has its top bit set in `d`, one above '9' in `raw + 0x46`; borrows and
+    // carries only start at such a byte and only move up. Unused (zero) bytes are masked off.
+    let bad = (raw.wrapping_add(0x4646_4646_4646_4646) | d) & 0x8080_8080_8080_8080;
+    (bad & (u64::MAX >> shift) == 0).then(|| swar_combine(d << shift))
 }
 
 /// Exactly 8 decimal digits, or `None`.

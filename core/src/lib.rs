@@ -6,6 +6,8 @@
 //!
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
 //! - [`input`]: chunked reading and the COPY text-format and CSV row splitters.
+//! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
 
 pub mod input;
 pub mod int;
+pub mod pipeline;

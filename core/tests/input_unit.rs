@@ -997,3 +997,56 @@ fn interrupted_reads_are_retried() {
     );
     assert_eq!(o.ok(), vec![vec![v("a")], vec![v("b")]]);
 }
+
+// ---------------------------------------------------------------- HEADER MATCH support
+
+fn header(data: &[u8], mut opts: Options) -> (Result<Vec<F>, Err>, Out) {
+    opts.header = true;
+    let mut rd = RowReader::with_capacity(data, opts, 3);
+    let mut row = Row::new();
+    let h = match rd.read_header(&mut row) {
+        Ok(()) => {
+            assert_eq!(row.line_no(), 1);
+            Ok((0..row.len())
+                .map(|i| match row.field(i) {
+                    Field::Null => N,
+                    Field::Default => D,
+                    Field::Value(b) => vb(b),
+                })
+                .collect())
+        }
+        Result::Err(e) => Result::Err(to_err(&e)),
+    };
+    (h, collect(rd, data.len()))
+}
+
+#[test]
+fn header_match_reads_the_header_fields() {
+    let (h, rest) = header(b"c1,\"c2\"\na,b\n", csv());
+    assert_eq!(h.unwrap(), vec![v("c1"), v("c2")]);
+    assert_eq!(rest.ok(), vec![vec![v("a"), v("b")]]);
+    assert_eq!(rest.lines(), vec![2]);
+    // Split like data: de-escaped, NULL marker recognised, errors raised.
+    let (h, _) = header(b"c\\x31\t\\N\na\n", text());
+    assert_eq!(h.unwrap(), vec![v("c1"), N]);
+    let (h, rest) = header(b"c\\xff\na\n", text());
+    let e = h.unwrap_err();
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(e.raw_line.as_deref(), Some(&b"c\\xff"[..]));
+    assert!(rest.rows.is_empty() && rest.err.is_none());
+    // The header is split even when it ends the data; then there are no rows.
+    for (data, fields) in [
+        (&b"x"[..], vec![v("x")]),
+        (b"", vec![v("")]),
+        (b"\\.\n", vec![v("")]),
+        (b"c1\\.\na\n", vec![v("c1")]),
+    ] {
+        let (h, rest) = header(data, text());
+        assert_eq!(h.unwrap(), fields, "{data:?}");
+        assert!(rest.rows.is_empty() && rest.err.is_none(), "{data:?}");
+    }
+    let (h, _) = header(b"", csv());
+    assert_eq!(h.unwrap(), vec![N]);
+    let (h, _) = header(b"\"a", csv());
+    assert_eq!(h.unwrap_err().message, "unterminated CSV quoted field");
+}

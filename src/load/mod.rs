@@ -18,6 +18,8 @@ use crate::parse::{SERVER_GRAMMAR, raise_int_error};
 use batch::Batch;
 use context::{ContextGuard, Position, Progress};
 use fastcopy_core::input::{Field, InputError, Row, RowReader};
+use fastcopy_core::pipeline::{RowBlock, produce};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use fastcopy_core::int;
 use options::LoadOptions;
 use crate::error::{raise, raise_detail, raise_hint};
@@ -85,92 +87,195 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
         Source::Data(d) => (Input::Data(d), false, Some(d.len() as u64)),
     };
     let progress = Progress::start(relid, from_file, total);
-    let mut reader = RowReader::with_capacity(input, reader_opts, READ_CHUNK);
+    let reader = RowReader::with_capacity(input, reader_opts, READ_CHUNK);
+    // Splitting rows never calls into PostgreSQL, so for all but small inputs it runs ahead
+    // on a thread of its own while this (the backend's) thread converts and inserts.
+    let threaded = total.is_none_or(|t| t >= THREAD_MIN_BYTES);
 
-    let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
-    let mut stats = LoadStats::default();
-    let mut row = Row::new();
-    let mut pos = Position {
-        verb: c"fastcopy.load",
-        relname: target.relname.as_ptr(),
-        line: 0,
-        attname: std::ptr::null(),
-        value: std::ptr::null(),
-        value_is_null: false,
-    };
-    // SAFETY: `pos` and what it points into (target, row) are declared before the guard, so
-    // they outlive it, also while an ERROR unwinds.
-    let guard = unsafe { ContextGuard::push(&mut pos) };
-    let pos_ptr: *mut Position = &mut pos;
-    let ncols = target.columns.len();
-    // Columns neither in the input nor filled by a default stay NULL for every row.
-    let mut values = vec![pg_sys::Datum::from(0usize); target.natts];
-    let mut nulls = vec![true; target.natts];
+    std::thread::scope(|scope| {
+        let mut blocks = if threaded { Blocks::spawn(scope, reader) } else { Blocks::inline(reader) };
+        let mut block = RowBlock::placeholder();
+        let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
+        let mut stats = LoadStats::default();
+        let mut pos = Position {
+            verb: c"fastcopy.load",
+            relname: target.relname.as_ptr(),
+            line: 0,
+            attname: std::ptr::null(),
+            value: std::ptr::null(),
+            value_is_null: false,
+        };
+        // SAFETY: `pos` and what it points into (target, the rows of `block`) are declared
+        // before the guard, so they outlive it, also while an ERROR unwinds.
+        let guard = unsafe { ContextGuard::push(&mut pos) };
+        let pos_ptr: *mut Position = &mut pos;
+        let mut values = vec![pg_sys::Datum::from(0usize); target.natts];
+        let mut nulls = vec![true; target.natts];
 
-    loop {
-        match reader.next_row(&mut row) {
-            Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => raise_input_error(e, pos_ptr),
-        }
-        // SAFETY: single-threaded; the callback only reads `pos` while we are inside a call.
-        let pos = unsafe { &mut *pos_ptr };
-        pos.at_line(row.line_no());
-        if row.len() > ncols && !(ncols == 0 && row.len() == 1 && matches!(row.field(0), Field::Value(b""))) {
-            raise(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
-        }
-        unsafe {
-            let mem = target.batch_memory();
-            let old = pg_sys::MemoryContextSwitchTo(mem.value());
-            for (i, col) in target.columns.iter().enumerate() {
-                pos.attname = col.name.as_ptr();
-                if i >= row.len() {
-                    pos.value_is_null = true;
-                    raise(
-                        PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
-                        format!("missing data for column \"{}\"", col.name.to_string_lossy()),
-                    );
+        loop {
+            blocks.advance(&mut block);
+            for row in block.rows() {
+                // SAFETY: the callback only reads `pos` while we are inside a PostgreSQL call.
+                load_row(&target, row, &mut values, &mut nulls, &mut batch, unsafe { &mut *pos_ptr });
+                stats.rows_loaded += 1;
+                if batch.add(row.line_no(), row.raw_len()) {
+                    batch.flush(&target, unsafe { &mut *pos_ptr });
+                    progress.update(block.bytes_read, stats.rows_loaded);
                 }
-                let (datum, isnull) = convert(col, row.field(i), pos, &target);
-                values[col.index] = datum;
-                nulls[col.index] = isnull;
             }
-            pos.attname = std::ptr::null();
-            pos.value = std::ptr::null();
-            pos.value_is_null = false;
-            for f in &target.fillers {
-                let mut isnull = false;
-                let eval = (*f.expr).evalfunc.unwrap();
-                values[f.index] = eval(f.expr, target.econtext, &mut isnull);
-                nulls[f.index] = isnull;
-            }
-            let tuple = target.former.form(&mut batch.arena, &values, &nulls);
-            pg_sys::MemoryContextSwitchTo(old);
-            let slot = batch.next_slot(&target);
-            tuple::store(slot, tuple, target.relid);
-            if target.has_constraints {
-                pg_sys::ExecConstraints(target.rri, slot, target.estate);
+            pgrx::check_for_interrupts!();
+            match &block.end {
+                None => {}
+                Some(Ok(())) => {
+                    stats.bytes_read = block.bytes_read;
+                    break;
+                }
+                Some(Err(e)) => raise_input_error(e, pos_ptr),
             }
         }
-        stats.rows_loaded += 1;
-        if batch.add(row.line_no(), row.raw_len()) {
-            batch.flush(&target, unsafe { &mut *pos_ptr });
-            progress.update(reader.bytes_read(), stats.rows_loaded);
-            pgrx::check_for_interrupts!();
-        } else if stats.rows_loaded % 4096 == 0 {
-            pgrx::check_for_interrupts!();
+        batch.flush(&target, unsafe { &mut *pos_ptr });
+        progress.update(stats.bytes_read, stats.rows_loaded);
+        stats.flushes = batch.flushes;
+        batch.finish(&target);
+        drop(guard);
+        drop(progress);
+        target.close();
+        stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+        stats
+    })
+}
+
+/// Inputs smaller than this are split on the backend thread: a thread would not pay.
+const THREAD_MIN_BYTES: u64 = 256 * 1024;
+/// Rows per block, blocks in flight (bounds the memory the reader thread may run ahead by).
+const BLOCK_ROWS: usize = 1024;
+const BLOCK_BYTES: usize = 1 << 20;
+const BLOCKS: usize = 4;
+
+/// Where filled row blocks come from: the reader on this thread, or a reader thread.
+enum Blocks<'a> {
+    Inline { reader: RowReader<Input<'a>>, spare: Option<RowBlock> },
+    Thread { full: Receiver<RowBlock>, empty: SyncSender<RowBlock> },
+}
+
+impl<'a> Blocks<'a> {
+    fn inline(reader: RowReader<Input<'a>>) -> Self {
+        Blocks::Inline { reader, spare: Some(RowBlock::new(BLOCK_ROWS)) }
+    }
+
+    fn spawn<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, reader: RowReader<Input<'a>>) -> Self
+    where
+        'a: 'scope,
+    {
+        let (full_tx, full) = sync_channel(BLOCKS);
+        let (empty, empty_rx) = sync_channel(BLOCKS);
+        for _ in 0..BLOCKS {
+            empty.send(RowBlock::new(BLOCK_ROWS)).unwrap();
+        }
+        // PostgreSQL's signal handlers must run on the backend thread: the reader thread
+        // starts (and stays) with every signal blocked.
+        with_signals_blocked(|| {
+            std::thread::Builder::new()
+                .name("fastcopy reader".into())
+                .spawn_scoped(scope, move || produce(reader, full_tx, empty_rx, BLOCK_BYTES))
+                .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("could not start the reader thread: {e}")))
+        });
+        Blocks::Thread { full, empty }
+    }
+
+    /// Replaces `block` (done with) by the next filled block.
+    fn advance(&mut self, block: &mut RowBlock) {
+        let next = self.next();
+        let done = std::mem::replace(block, next);
+        if !done.is_placeholder() {
+            self.recycle(done);
         }
     }
-    batch.flush(&target, unsafe { &mut *pos_ptr });
-    stats.bytes_read = reader.bytes_read();
-    progress.update(stats.bytes_read, stats.rows_loaded);
-    stats.flushes = batch.flushes;
-    batch.finish(&target);
-    drop(guard);
-    drop(progress);
-    target.close();
-    stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
-    stats
+
+    fn next(&mut self) -> RowBlock {
+        match self {
+            Blocks::Inline { reader, spare } => {
+                let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
+                block.fill(reader, BLOCK_BYTES);
+                block
+            }
+            Blocks::Thread { full, .. } => full.recv().unwrap_or_else(|_| {
+                raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, "the fastcopy reader thread stopped unexpectedly")
+            }),
+        }
+    }
+
+    fn recycle(&mut self, block: RowBlock) {
+        match self {
+            Blocks::Inline { spare, .. } => *spare = Some(block),
+            Blocks::Thread { empty, .. } => {
+                let _ = empty.send(block);
+            }
+        }
+    }
+}
+
+fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let out = f();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        out
+    }
+}
+
+/// Converts one row into a tuple in the batch (field count, conversions, defaults,
+/// constraints), as COPY's `NextCopyFrom` and the checks that follow it in `CopyFrom`.
+#[inline]
+fn load_row(
+    target: &Target,
+    row: &Row,
+    values: &mut [pg_sys::Datum],
+    nulls: &mut [bool],
+    batch: &mut Batch,
+    pos: &mut Position,
+) {
+    pos.at_line(row.line_no());
+    let ncols = target.columns.len();
+    if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
+        raise(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+    }
+    unsafe {
+        let mem = target.batch_memory();
+        let old = pg_sys::MemoryContextSwitchTo(mem.value());
+        for (i, col) in target.columns.iter().enumerate() {
+            pos.attname = col.name.as_ptr();
+            if i >= row.len() {
+                pos.value_is_null = true;
+                raise(
+                    PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+                    format!("missing data for column \"{}\"", col.name.to_string_lossy()),
+                );
+            }
+            let (datum, isnull) = convert(col, row.field(i), pos, target);
+            values[col.index] = datum;
+            nulls[col.index] = isnull;
+        }
+        pos.attname = std::ptr::null();
+        pos.value = std::ptr::null();
+        pos.value_is_null = false;
+        for f in &target.fillers {
+            let mut isnull = false;
+            let eval = (*f.expr).evalfunc.unwrap();
+            values[f.index] = eval(f.expr, target.econtext, &mut isnull);
+            nulls[f.index] = isnull;
+        }
+        let tuple = target.former.form(&mut batch.arena, values, nulls);
+        pg_sys::MemoryContextSwitchTo(old);
+        let slot = batch.next_slot(target);
+        tuple::store(slot, tuple, target.relid);
+        if target.has_constraints {
+            pg_sys::ExecConstraints(target.rri, slot, target.estate);
+        }
+    }
 }
 
 /// One field to a Datum: ints through the fastcopy parser, others through the input function.
@@ -227,7 +332,7 @@ unsafe fn convert(col: &target::Column, field: Field<'_>, pos: &mut Position, ta
     }
 }
 
-fn raise_input_error(e: InputError, pos: *mut Position) -> ! {
+fn raise_input_error(e: &InputError, pos: *mut Position) -> ! {
     unsafe { (*pos).at_line(e.line) };
     let code = match e.sqlstate() {
         "22021" => PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,

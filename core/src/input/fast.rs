@@ -1,21 +1,31 @@
-//! The fast path for the common row: no escapes (text), no quotes (CSV), the line ending
-//! already known, the whole line inside the verified data.
+//! The fast path for the common rows, once the file's line ending is known and when the
+//! whole line is inside the verified data.
 //!
-//! The line is walked in 32-byte blocks (two SSE2 compares). Each block is copied as a whole into the row buffer
-//! and turned into a bit mask of the four bytes that matter: the delimiter, `\n`, `\r`, and a
-//! backslash (text) or the quote (CSV). Delimiter bits end fields (the copied delimiter is
-//! overwritten by NUL), the line ending ends the row, anything else (a backslash, a quote, a
-//! `\r`/`\n` not matching the file's line ending, a line not complete in the buffer, a CSV
-//! line starting with a backslash) declines: the general path then handles the row from its
-//! first byte, so declining only costs time. Byte-for-byte it does what the general path
-//! does for such lines: same fields, markers, line number, `raw_len`.
+//! The line is walked in 32-byte blocks (two SSE2 compares each). Each block is copied as a
+//! whole into the row buffer and turned into a bit mask of the four bytes that matter: the
+//! delimiter, `\n`, `\r`, and a backslash (text) or the quote (CSV). Delimiter bits end
+//! fields (the copied delimiter is overwritten by NUL), the line ending ends the row.
+//!
+//! - Text: a backslash makes the next byte part of the line (its bit is cleared); once one
+//!   is seen, the fields found so far are dropped and, at the line end, the line is split by
+//!   the general de-escaping split ([`super::text::split_escaped`]): only the line scan is
+//!   saved. `\.` declines.
+//! - CSV (ESCAPE = QUOTE): a field that starts with the quote, contains no `\r`, `\n` or
+//!   quote, and whose closing quote is followed by the delimiter or the line end, is taken
+//!   in place: the value starts after the opening quote and the closing quote is
+//!   overwritten by NUL. Any other use of a quote declines.
+//!
+//! Anything else (a `\r`/`\n` not matching the file's line ending, a line not complete in
+//! the buffer, a CSV line starting with a backslash, ...) declines: the general path then
+//! handles the row from its first byte, so declining only costs time. For the lines it
+//! takes, it does byte for byte what the general path does: same fields, markers, quoted
+//! flags, line number, `raw_len`, errors.
 //!
 //! Block loads may read past the verified data (up to [`PAD`] bytes past the data read, kept
 //! allocated at the end of the reader's buffer); bits at or past the verified end are never
 //! acted on.
 
-use super::Span;
-use super::{Eol, Format, RawLine, Row, RowReader, marker_kind};
+use super::{Eol, Format, InputError, RawLine, Row, RowReader, Span, marker_kind, text};
 use std::io::Read;
 
 /// Bytes kept allocated after the data area of the reader's buffer.
@@ -73,36 +83,51 @@ fn mask16(block: &[u8], n: Needles) -> u32 {
     m
 }
 
-/// Reads the next row if it is of the simple kind; returns false (having consumed nothing
-/// from the reader, `row` in an unspecified state) otherwise.
+#[derive(Clone, Copy)]
+enum State {
+    /// In an unquoted field (or at its start).
+    Field,
+    /// CSV: inside a quoted field whose value starts at `qs`.
+    Quoted { qs: usize },
+    /// CSV: just after the closing quote at `close` of a field whose value starts at `qs`.
+    After { qs: usize, close: usize },
+}
+
+/// Reads the next row if it is of a kind the fast path takes. `None`: declined, nothing
+/// consumed, `row` in an unspecified state.
 #[inline]
-pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> bool {
+pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> Option<Result<(), InputError>> {
     let eol = rd.eol;
     if eol == Eol::Unknown {
-        return false;
+        return None;
     }
     let start = rd.pos;
     let limit = rd.verified;
     if start >= limit {
-        return false;
+        return None;
     }
     let csv = rd.opts.format == Format::Csv;
     let data = rd.buf.as_slice();
     debug_assert!(limit + PAD <= data.len());
     if csv && data[start] == b'\\' {
-        return false; // possibly the `\.` end marker
+        return None; // possibly the `\.` end marker
     }
     let needles = rd.needles;
     let delim = needles.delim;
+    let quote = rd.opts.quote;
+    let quotes_ok = csv && rd.opts.escape == quote;
     let null = rd.opts.null.as_slice();
     let default = rd.opts.default.as_deref();
     row.spans.clear();
     let mut fs = 0usize; // current field start, relative to the line start
     let mut off = 0usize; // current block start, relative to the line start
+    let mut state = State::Field;
+    let mut escaped = false; // text: a backslash was seen
+    let mut skip_first = false; // text: the next block's first byte follows a backslash
     loop {
         let b = start + off;
         if b >= limit {
-            return false;
+            return None;
         }
         if row.buf.len() < off + 2 * BLOCK {
             let want = (off + 2 * BLOCK).max(row.buf.len() * 2);
@@ -111,18 +136,63 @@ pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> bool {
         let block = &data[b..b + BLOCK];
         row.buf[off..off + BLOCK].copy_from_slice(block);
         let mut m = mask32(block, needles);
+        if skip_first {
+            m &= !1;
+            skip_first = false;
+        }
         while m != 0 {
-            let rel = off + m.trailing_zeros() as usize;
+            let i = m.trailing_zeros() as usize;
             m &= m - 1;
+            let rel = off + i;
             let q = start + rel;
             if q >= limit {
-                return false;
+                return None;
             }
             let c = data[q];
+            match state {
+                State::Field => {}
+                State::Quoted { qs } => {
+                    if c == quote {
+                        state = State::After { qs, close: rel };
+                        continue;
+                    }
+                    if c == delim {
+                        continue; // data inside quotes
+                    }
+                    return None; // quoted newline: line counting, leave it to the general path
+                }
+                State::After { close, .. } => {
+                    // Only the delimiter or the line end may follow the closing quote.
+                    if rel != close + 1 || c == quote {
+                        return None;
+                    }
+                }
+            }
             if c == delim {
-                push(row, &data[start + fs..q], fs, null, default);
-                row.buf[rel] = 0;
+                if !escaped {
+                    end_field(row, data, start, fs, rel, state, null, default);
+                }
                 fs = rel + 1;
+                state = State::Field;
+                continue;
+            }
+            if !csv && c == b'\\' {
+                if q + 1 >= limit || data[q + 1] == b'.' {
+                    return None;
+                }
+                escaped = true;
+                if i + 1 < BLOCK {
+                    m &= !(1 << (i + 1));
+                } else {
+                    skip_first = true;
+                }
+                continue;
+            }
+            if csv && c == quote {
+                if rel != fs || !quotes_ok {
+                    return None;
+                }
+                state = State::Quoted { qs: rel + 1 };
                 continue;
             }
             let next = match (c, eol) {
@@ -130,29 +200,54 @@ pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> bool {
                 // CSV looks one byte past a `\r` before deciding (see csv::step).
                 (b'\r', Eol::Cr) if !csv || q + 1 < limit => q + 1,
                 (b'\r', Eol::CrNl) if q + 1 < limit && data[q + 1] == b'\n' => q + 2,
-                _ => return false,
+                _ => return None,
             };
-            push(row, &data[start + fs..q], fs, null, default);
-            row.buf[rel] = 0;
-            row.raw_kind = RawLine::InBuf(delim);
-            row.line_len = rel;
-            row.raw_len = next - start;
             rd.lineno += 1;
             row.line_no = rd.lineno;
+            row.line_len = rel;
+            row.raw_len = next - start;
             rd.pos = next;
-            return true;
+            if escaped {
+                row.reset();
+                let line = &data[start..q];
+                if let Err(kind) = text::split_escaped(line, &rd.opts, row) {
+                    let e = InputError { kind, line: rd.lineno, raw_line: Some(line.to_vec()) };
+                    return Some(Err(e));
+                }
+            } else {
+                end_field(row, data, start, fs, rel, state, null, default);
+                row.raw_kind = RawLine::InBuf { delim, quote };
+            }
+            return Some(Ok(()));
         }
         off += BLOCK;
     }
 }
 
+/// Ends the field started at `fs` (line-relative) at the delimiter or line end at `rel`.
+#[allow(clippy::too_many_arguments)]
 #[inline(always)]
-fn push(row: &mut Row, raw: &[u8], start: usize, null: &[u8], default: Option<&[u8]>) {
-    let kind = marker_kind(raw, null, default, true);
-    row.spans.push(Span {
-        start,
-        len: raw.len(),
-        kind,
-        quoted: false,
-    });
+fn end_field(
+    row: &mut Row,
+    data: &[u8],
+    start: usize,
+    fs: usize,
+    rel: usize,
+    state: State,
+    null: &[u8],
+    default: Option<&[u8]>,
+) {
+    match state {
+        State::After { qs, close } => {
+            // Quoted: never NULL; the raw field (quotes included) is compared with DEFAULT.
+            let kind = marker_kind(&data[start + fs..start + rel], null, default, false);
+            row.spans.push(Span { start: qs, len: close - qs, kind, quoted: true });
+            row.buf[close] = 0;
+        }
+        _ => {
+            let kind = marker_kind(&data[start + fs..start + rel], null, default, true);
+            row.spans.push(Span { start: fs, len: rel - fs, kind, quoted: false });
+            row.buf[rel] = 0;
+        }
+    }
 }

@@ -135,8 +135,9 @@ struct Span {
 /// How [`Row::raw_line`] gets the raw line back.
 #[derive(Clone, Copy, Debug)]
 enum RawLine {
-    /// `buf[..line_len]` is the raw line with every field-ending delimiter replaced by NUL.
-    InBuf(u8),
+    /// `buf[..line_len]` is the raw line with every NUL written after a value standing for
+    /// the `delim`iter, or for the closing `quote` after a quoted value.
+    InBuf { delim: u8, quote: u8 },
     /// `Row::raw` holds a copy of the raw line.
     Copied,
 }
@@ -227,13 +228,19 @@ impl Row {
     pub fn raw_line(&self) -> Cow<'_, [u8]> {
         match self.raw_kind {
             RawLine::Copied => Cow::Borrowed(&self.raw),
-            RawLine::InBuf(delim) => {
+            RawLine::InBuf { delim, quote } => {
                 let mut v = self.buf[..self.line_len].to_vec();
                 // Raw input never contains NUL (it is invalid UTF-8), so every NUL inside the
-                // line is a delimiter we overwrote.
+                // line is a byte we overwrote: a closing quote after a quoted value, else a
+                // delimiter.
                 for b in v.iter_mut() {
                     if *b == 0 {
                         *b = delim;
+                    }
+                }
+                for s in &self.spans {
+                    if s.quoted && s.start + s.len < v.len() {
+                        v[s.start + s.len] = quote;
                     }
                 }
                 Cow::Owned(v)
@@ -596,8 +603,15 @@ impl<R: Read> RowReader<R> {
         if self.done {
             return Ok(false);
         }
-        if !self.header_pending && fast::try_row(self, row) {
-            return Ok(true);
+        if !self.header_pending {
+            match fast::try_row(self, row) {
+                Some(Ok(())) => return Ok(true),
+                Some(Err(e)) => {
+                    self.done = true;
+                    return Err(e);
+                }
+                None => {}
+            }
         }
         match self.next_row_inner(row) {
             Ok(true) => Ok(true),
@@ -608,38 +622,36 @@ impl<R: Read> RowReader<R> {
         }
     }
 
-    /// For `HEADER MATCH`: reads the header line and splits it into fields exactly like a
+    /// For `HEADER MATCH`: reads the header line and splits it into `row` exactly like a
     /// data row (NULL and DEFAULT markers, de-escaping and its errors included), as the
-    /// server does before comparing the names with the columns (`line_no()` is 1).
-    /// `Ok(false)` if reading the header line ended the data (EOF or `\.`: the server then
-    /// ends the COPY without checking anything, even if the line had text); `next_row`
-    /// then returns `Ok(false)` too.
+    /// server does before comparing the names with the columns (`line_no()` is 1). Like the
+    /// server, it does so even when the header line ended the data (EOF, with or without
+    /// text, or `\.`): an empty input gives one empty field. If the data ended there,
+    /// [`next_row`](Self::next_row) then returns `Ok(false)`.
     ///
-    /// Without a call, [`next_row`](Self::next_row) skips the header by itself.
+    /// Without a call, `next_row` skips the header by itself (plain `HEADER`).
     ///
     /// # Panics
     ///
     /// If `header` is not set in the options, or the header was already read.
-    pub fn read_header(&mut self, row: &mut Row) -> Result<bool, InputError> {
+    pub fn read_header(&mut self, row: &mut Row) -> Result<(), InputError> {
         assert!(self.header_pending, "read_header: no header to read (HEADER off, or already read)");
         self.header_pending = false;
-        if self.done {
-            return Ok(false);
-        }
         let res = (|| {
             self.lineno += 1;
             let line = self.read_line()?;
-            if line.stop {
-                self.pos = line.next;
-                return Ok(false);
-            }
-            self.split_line(line, row)
+            let stop = line.stop;
+            self.split_line(line, row)?;
+            Ok(stop)
         })();
         match res {
-            Ok(true) => Ok(true),
-            other => {
+            Ok(stop) => {
+                self.done |= stop;
+                Ok(())
+            }
+            Err(e) => {
                 self.done = true;
-                other
+                Err(e)
             }
         }
     }
@@ -795,7 +807,7 @@ impl<R: Read> RowReader<R> {
 #[inline]
 fn split_plain(line: &[u8], opts: &Options, row: &mut Row) {
     let delim = opts.delimiter;
-    row.raw_kind = RawLine::InBuf(delim);
+    row.raw_kind = RawLine::InBuf { delim, quote: opts.quote };
     row.buf.reserve(line.len() + 1);
     row.buf.extend_from_slice(line);
     row.buf.push(0);

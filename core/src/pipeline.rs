@@ -1,0 +1,175 @@
+//! Blocks of rows: the unit in which the reader hands rows to the loader, on the same thread
+//! or from a reader thread running ahead of it.
+//!
+//! A [`RowBlock`] holds up to a fixed number of [`Row`]s (their buffers are reused from block
+//! to block) and, after its last row, how the input ended if it did: `Ok` at the end of the
+//! data, or the error that stopped the reader. The loader processes every row of a block
+//! before it looks at `end`, so errors surface in input order, exactly as with one row at a
+//! time. [`produce`] is the reader thread's loop: fill an empty block, send it, repeat; it
+//! stops at the end of the input, or as soon as the consumer has gone away.
+
+use crate::input::{InputError, Row, RowReader};
+use std::io::Read;
+use std::sync::mpsc::{Receiver, SyncSender};
+
+pub struct RowBlock {
+    rows: Vec<Row>,
+    len: usize,
+    /// Bytes the reader had consumed from its source when the block was filled.
+    pub bytes_read: u64,
+    /// `Some` once the input ended: after the rows of this block there are no more.
+    pub end: Option<Result<(), InputError>>,
+}
+
+impl RowBlock {
+    pub fn new(capacity: usize) -> RowBlock {
+        RowBlock { rows: (0..capacity.max(1)).map(|_| Row::new()).collect(), len: 0, bytes_read: 0, end: None }
+    }
+
+    /// A block without room for rows: a place to keep the current block in before the first.
+    pub fn placeholder() -> RowBlock {
+        RowBlock { rows: Vec::new(), len: 0, bytes_read: 0, end: None }
+    }
+
+    /// Whether this is a [`placeholder`](Self::placeholder) (never worth handing to a reader).
+    pub fn is_placeholder(&self) -> bool {
+        self.rows.is_empty()
+    }
+
+    /// The rows read into this block.
+    #[inline]
+    pub fn rows(&self) -> &[Row] {
+        &self.rows[..self.len]
+    }
+
+    /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends.
+    pub fn fill<R: Read>(&mut self, reader: &mut RowReader<R>, max_bytes: usize) {
+        self.len = 0;
+        self.end = None;
+        let mut bytes = 0;
+        while self.len < self.rows.len() && bytes < max_bytes {
+            match reader.next_row(&mut self.rows[self.len]) {
+                Ok(true) => {
+                    bytes += self.rows[self.len].raw_len();
+                    self.len += 1;
+                }
+                Ok(false) => {
+                    self.end = Some(Ok(()));
+                    break;
+                }
+                Err(e) => {
+                    self.end = Some(Err(e));
+                    break;
+                }
+            }
+        }
+        self.bytes_read = reader.bytes_read();
+    }
+}
+
+/// The reader thread: fills the blocks that come back on `empty` and sends them on `full`
+/// until the input ends. Returns early when the consumer hung up (it stopped with an error).
+pub fn produce<R: Read>(mut reader: RowReader<R>, full: SyncSender<RowBlock>, empty: Receiver<RowBlock>, max_bytes: usize) {
+    while let Ok(mut block) = empty.recv() {
+        block.fill(&mut reader, max_bytes);
+        let last = block.end.is_some();
+        if full.send(block).is_err() || last {
+            return;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::input::{Field, Options};
+    use std::sync::mpsc::sync_channel;
+
+    fn collect(data: &[u8], block_rows: usize, threaded: bool) -> (Vec<Vec<Vec<u8>>>, Option<String>) {
+        let reader = RowReader::with_capacity(data, Options::text(), 7);
+        let mut out = Vec::new();
+        let mut err = None;
+        let mut consume = |block: &RowBlock| -> bool {
+            for r in block.rows() {
+                out.push(
+                    (0..r.len())
+                        .map(|i| match r.field(i) {
+                            Field::Value(v) => v.to_vec(),
+                            _ => b"<null>".to_vec(),
+                        })
+                        .collect(),
+                );
+            }
+            match &block.end {
+                Some(Err(e)) => {
+                    err = Some(e.message());
+                    true
+                }
+                Some(Ok(())) => true,
+                None => false,
+            }
+        };
+        if threaded {
+            std::thread::scope(|s| {
+                let (full_tx, full_rx) = sync_channel(2);
+                let (empty_tx, empty_rx) = sync_channel(3);
+                for _ in 0..3 {
+                    empty_tx.send(RowBlock::new(block_rows)).unwrap();
+                }
+                s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20));
+                while let Ok(block) = full_rx.recv() {
+                    if consume(&block) {
+                        break;
+                    }
+                    empty_tx.send(block).unwrap();
+                }
+            });
+        } else {
+            let mut reader = reader;
+            let mut block = RowBlock::new(block_rows);
+            loop {
+                block.fill(&mut reader, 1 << 20);
+                if consume(&block) {
+                    break;
+                }
+            }
+        }
+        (out, err)
+    }
+
+    #[test]
+    fn blocks_keep_rows_and_errors_in_order() {
+        let mut data = Vec::new();
+        for i in 0..1000 {
+            data.extend_from_slice(format!("{i}\tx{i}\n").as_bytes());
+        }
+        data.extend_from_slice(b"bad\rline\n");
+        for rows in [1, 3, 64, 5000] {
+            for threaded in [false, true] {
+                let (out, err) = collect(&data, rows, threaded);
+                assert_eq!(out.len(), 1000, "rows {rows} threaded {threaded}");
+                assert_eq!(out[999], vec![b"999".to_vec(), b"x999".to_vec()]);
+                assert_eq!(err.as_deref(), Some("literal carriage return found in data"));
+            }
+        }
+    }
+
+    #[test]
+    fn consumer_hanging_up_stops_the_producer() {
+        let data = vec![b'1', b'\n'].repeat(100_000);
+        std::thread::scope(|s| {
+            let (full_tx, full_rx) = sync_channel(1);
+            let (empty_tx, empty_rx) = sync_channel(2);
+            for _ in 0..2 {
+                empty_tx.send(RowBlock::new(10)).unwrap();
+            }
+            let reader = RowReader::new(&data[..], Options::text());
+            let h = s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20));
+            let first = full_rx.recv().unwrap();
+            assert_eq!(first.rows().len(), 10);
+            drop(full_rx);
+            drop(empty_tx);
+            h.join().unwrap();
+        });
+    }
+}
