@@ -6,12 +6,14 @@
 //! - `api`: `fastcopy.load` / `fastcopy.load_data` and `fastcopy.load_result` (SQL in sql/).
 //! - `load`: one load: options, target, batch, error context and progress.
 //! - `compat`: the PostgreSQL 15/16/17 differences the loader meets, in one place.
+//! - `bench`: `fastcopy.bench_int_parser`, the parser benchmark's in-process driver.
 //! - `guc`: the `fastcopy.*` settings.
 //! - `parse`: `fastcopy.parse_int*` over the int core of `fastcopy-core`.
 
 use pgrx::prelude::*;
 
 mod api;
+mod bench;
 mod compat;
 mod error;
 mod guc;

@@ -48,7 +48,11 @@ fn mixed_len(r: &mut Rng, max_digits: u32, max: u64) -> u64 {
 }
 
 fn signed(r: &mut Rng, mag: u64) -> String {
-    if mag != 0 && r.below(4) == 0 { format!("-{mag}") } else { mag.to_string() }
+    if mag != 0 && r.below(4) == 0 {
+        format!("-{mag}")
+    } else {
+        mag.to_string()
+    }
 }
 
 fn with_underscores(digits: &str) -> String {
@@ -370,7 +374,9 @@ fn pg_style(s: &[u8], mag: u64) -> Result<i64, IntError> {
 
 // ---------------------------------------------------------------- harness
 
-const IMPLS: [&str; 7] = ["pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "empty"];
+const IMPLS: [&str; 7] = [
+    "pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "empty",
+];
 
 fn fold(acc: u64, r: Result<i64, IntError>) -> u64 {
     acc.wrapping_add(match r {
@@ -448,7 +454,12 @@ fn main() {
             if !cname.contains(class_filter.as_str()) {
                 continue;
             }
-            let d = data(c, w, n, 0x9E37_79B9_7F4A_7C15 ^ (c as u64) << 8 ^ w.digits() as u64);
+            let d = data(
+                c,
+                w,
+                n,
+                0x9E37_79B9_7F4A_7C15 ^ (c as u64) << 8 ^ w.digits() as u64,
+            );
             print!("{cname:<26}");
             let mut res = [0f64; IMPLS.len()];
             let mut sums = [0u64; IMPLS.len()];
@@ -466,7 +477,13 @@ fn main() {
             // every implementation must agree with the library under the same grammar
             let pg15_differs = sums[1] != sums[0];
             for k in 2..6 {
-                assert_eq!(sums[k], sums[0], "{} disagrees on {cname} {}", IMPLS[k], w.name());
+                assert_eq!(
+                    sums[k],
+                    sums[0],
+                    "{} disagrees on {cname} {}",
+                    IMPLS[k],
+                    w.name()
+                );
             }
             if pg15_differs && !cname.contains("pg16") {
                 panic!("pg15 disagrees with pg16 on {cname}");

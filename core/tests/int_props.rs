@@ -175,7 +175,12 @@ fn reference_agrees_with_known_server_answers() {
         ("3__99999", Width::I16, Pg16, Err(Syn)),
         ("", Width::I64, Pg16, Err(Syn)),
         ("-", Width::I64, Pg15, Err(Syn)),
-        ("-9223372036854775808", Width::I64, Pg15, Ok(i64::MIN as i128)),
+        (
+            "-9223372036854775808",
+            Width::I64,
+            Pg15,
+            Ok(i64::MIN as i128),
+        ),
     ];
     for &(s, w, g, want) in cases {
         assert_eq!(reference(s.as_bytes(), w, g), want, "{s:?} {w:?} {g:?}");
@@ -216,7 +221,9 @@ fn grammar_like() -> impl Strategy<Value = Vec<u8>> {
     (
         spaces(),
         select(vec!["", "", "", "-", "+", "--", "+-", "-+"]),
-        select(vec!["", "", "", "", "0x", "0X", "0o", "0O", "0b", "0B", "0", "x", "0d"]),
+        select(vec![
+            "", "", "", "", "0x", "0X", "0o", "0O", "0b", "0B", "0", "x", "0d",
+        ]),
         prop::collection::vec(body_piece(), 0..5),
         spaces(),
         select(vec![
@@ -256,7 +263,10 @@ fn near_boundary() -> impl Strategy<Value = i128> {
 }
 
 fn config(cases: u32) -> ProptestConfig {
-    ProptestConfig { cases, ..ProptestConfig::default() }
+    ProptestConfig {
+        cases,
+        ..ProptestConfig::default()
+    }
 }
 
 proptest! {

@@ -3,7 +3,7 @@
 
 use super::{Eol, InputErrorKind, KIND_VALUE, Options, RawLine, Row, Scan, ScanState, Span};
 use super::{marker_eol, marker_kind, peek, verify_field};
-use memchr::{memchr2, memchr3};
+use memchr::memchr3;
 
 /// Scans for the end of the line starting at `start`, resuming at `st.p`.
 ///
@@ -160,50 +160,52 @@ fn is_octal(c: u8) -> bool {
 /// markers are compared with the raw field (so `\\N` is the data `\N`). If an octal or hex
 /// escape produced a NUL or a byte >= 0x80, the de-escaped field must be valid UTF-8
 /// (checked only for fields that are not NULL/DEFAULT, like the server).
-pub(crate) fn split_escaped(
-    line: &[u8],
-    opts: &Options,
-    row: &mut Row,
-) -> Result<(), InputErrorKind> {
+pub(crate) fn split_escaped(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErrorKind> {
     let delim = opts.delimiter;
     let null = opts.null.as_slice();
     let default = opts.default.as_deref();
     row.raw_kind = RawLine::Copied;
     row.raw.clear();
     row.raw.extend_from_slice(line);
-    row.buf.reserve(line.len() + 1);
+    // Like the server's attribute_buf: de-escaped values never outgrow the line, and each
+    // NUL but the last takes a delimiter's place.
     let len = line.len();
+    row.buf.clear();
+    row.buf.resize(len + 1, 0);
+    let out = row.buf.as_mut_slice();
+    let mut w = 0;
     let mut cur = 0;
     loop {
         let start = cur;
-        let out_start = row.buf.len();
+        let out_start = w;
         let mut saw_non_ascii = false;
         let mut found_delim = false;
         let end_ptr;
         loop {
-            let Some(i) = memchr2(delim, b'\\', &line[cur..]) else {
-                row.buf.extend_from_slice(&line[cur..]);
-                cur = len;
+            if cur >= len {
                 end_ptr = len;
                 break;
-            };
-            let q = cur + i;
-            row.buf.extend_from_slice(&line[cur..q]);
-            if line[q] == delim {
-                end_ptr = q;
-                cur = q + 1;
+            }
+            let c = line[cur];
+            cur += 1;
+            if c == delim {
+                end_ptr = cur - 1;
                 found_delim = true;
                 break;
             }
-            if q + 1 >= len {
+            if c != b'\\' {
+                out[w] = c;
+                w += 1;
+                continue;
+            }
+            if cur >= len {
                 // Trailing backslash: not part of the raw field, not output.
-                end_ptr = q;
-                cur = len;
+                end_ptr = cur - 1;
                 break;
             }
-            let c = line[q + 1];
-            cur = q + 2;
-            let out = match c {
+            let c = line[cur];
+            cur += 1;
+            out[w] = match c {
                 b'0'..=b'7' => {
                     let mut val = (c - b'0') as u32;
                     if cur < len && is_octal(line[cur]) {
@@ -215,9 +217,7 @@ pub(crate) fn split_escaped(
                         }
                     }
                     let b = (val & 0xff) as u8;
-                    if b == 0 || b >= 0x80 {
-                        saw_non_ascii = true;
-                    }
+                    saw_non_ascii |= b == 0 || b >= 0x80;
                     b
                 }
                 b'x' => match line.get(cur).and_then(|&h| hex_val(h)) {
@@ -228,9 +228,7 @@ pub(crate) fn split_escaped(
                             cur += 1;
                         }
                         let b = (val & 0xff) as u8;
-                        if b == 0 || b >= 0x80 {
-                            saw_non_ascii = true;
-                        }
+                        saw_non_ascii |= b == 0 || b >= 0x80;
                         b
                     }
                     None => b'x',
@@ -243,21 +241,17 @@ pub(crate) fn split_escaped(
                 b'v' => 0x0b,
                 other => other,
             };
-            row.buf.push(out);
+            w += 1;
         }
         let kind = marker_kind(&line[start..end_ptr], null, default, true);
         if kind == KIND_VALUE && saw_non_ascii {
-            verify_field(&row.buf[out_start..])?;
+            verify_field(&out[out_start..w])?;
         }
-        let flen = row.buf.len() - out_start;
-        row.buf.push(0);
-        row.spans.push(Span {
-            start: out_start,
-            len: flen,
-            kind,
-            quoted: false,
-        });
+        out[w] = 0;
+        row.spans.push(Span { start: out_start, len: w - out_start, kind, quoted: false });
+        w += 1;
         if !found_delim {
+            row.buf.truncate(w);
             return Ok(());
         }
     }

@@ -1,0 +1,69 @@
+//! `fastcopy.bench_int_parser`: the fastcopy parser against the server's own `pg_strtoint*`,
+//! in the same backend, on the same NUL-terminated strings (used by bench/parse.sh).
+
+use crate::error::raise;
+use crate::parse::SERVER_GRAMMAR;
+use fastcopy_core::int;
+use pgrx::prelude::*;
+use std::ffi::{CString, c_char};
+use std::hint::black_box;
+use std::time::Instant;
+
+unsafe extern "C-unwind" {
+    // numutils.c, same signatures in 15, 16 and 17. Declared here without pgrx's per-call
+    // error guard so the comparison measures the parsers, not the guard; the inputs are
+    // checked to be valid first, so these never raise.
+    fn pg_strtoint16(s: *const c_char) -> i16;
+    fn pg_strtoint32(s: *const c_char) -> i32;
+    fn pg_strtoint64(s: *const c_char) -> i64;
+}
+
+/// ns per value for the server's parser and fastcopy's, over `rounds` passes of `inputs`
+/// parsed as `bits`-bit integers; every input must be valid for the server.
+#[pg_extern(volatile, parallel_unsafe)]
+fn bench_int_parser(
+    inputs: Vec<String>,
+    bits: i32,
+    rounds: i32,
+) -> TableIterator<'static, (name!(parser, String), name!(ns_per_value, f64), name!(checksum, i64))> {
+    let cstrs: Vec<CString> = inputs.iter().map(|s| CString::new(s.as_str()).unwrap()).collect();
+    let slices: Vec<&[u8]> = cstrs.iter().map(|c| c.as_bytes()).collect();
+    let ours = |s: &[u8]| -> Option<i64> {
+        match bits {
+            16 => int::parse_i16(s, SERVER_GRAMMAR).ok().map(i64::from),
+            32 => int::parse_i32(s, SERVER_GRAMMAR).ok().map(i64::from),
+            _ => int::parse_i64(s, SERVER_GRAMMAR).ok(),
+        }
+    };
+    if let Some(bad) = slices.iter().position(|s| ours(s).is_none()) {
+        raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("input {:?} is not a valid integer", inputs[bad]));
+    }
+    let n = (cstrs.len() * rounds.max(1) as usize) as f64;
+    let (mut server_sum, mut ours_sum) = (0i64, 0i64);
+    let t0 = Instant::now();
+    for _ in 0..rounds.max(1) {
+        for c in &cstrs {
+            let p = black_box(c.as_ptr());
+            let v = unsafe {
+                match bits {
+                    16 => pg_strtoint16(p) as i64,
+                    32 => pg_strtoint32(p) as i64,
+                    _ => pg_strtoint64(p),
+                }
+            };
+            server_sum = server_sum.wrapping_add(v);
+        }
+    }
+    let server_ns = t0.elapsed().as_nanos() as f64 / n;
+    let t0 = Instant::now();
+    for _ in 0..rounds.max(1) {
+        for s in &slices {
+            ours_sum = ours_sum.wrapping_add(ours(black_box(s)).unwrap_or(0));
+        }
+    }
+    let ours_ns = t0.elapsed().as_nanos() as f64 / n;
+    TableIterator::new(vec![
+        ("server".to_string(), server_ns, server_sum),
+        ("fastcopy".to_string(), ours_ns, ours_sum),
+    ])
+}
