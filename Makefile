@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory fmt start stop psql
+.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -23,13 +23,16 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints
+bench: bench-parse bench-lotsaints bench-memory
 
 bench-parse: setup
 	bench/parse.sh
 
 bench-lotsaints: setup
 	bench/lotsaints.sh
+
+bench-memory: setup
+	bench/memory.sh $(MAJOR)
 
 start:
 	scripts/cluster.sh start $(MAJOR)
@@ -40,3 +43,8 @@ psql:
 
 fmt:
 	cargo fmt --all
+
+## cargo-fuzz targets (see fuzz/README.md); FUZZ_SECONDS per target
+FUZZ_SECONDS ?= 60
+fuzz:
+	cd fuzz && for t in $$(cargo fuzz list); do cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; done
