@@ -1031,7 +1031,10 @@ fn header_match_reads_the_header_fields() {
     assert_eq!(h.unwrap(), vec![v("c1"), N]);
     let (h, rest) = header(b"c\\xff\na\n", text());
     let e = h.unwrap_err();
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
     assert_eq!(e.raw_line.as_deref(), Some(&b"c\\xff"[..]));
     assert!(rest.rows.is_empty() && rest.err.is_none());
     // The header is split even when it ends the data; then there are no rows.
@@ -1049,4 +1052,76 @@ fn header_match_reads_the_header_fields() {
     assert_eq!(h.unwrap(), vec![N]);
     let (h, _) = header(b"\"a", csv());
     assert_eq!(h.unwrap_err().message, "unterminated CSV quoted field");
+}
+
+// ---------------------------------------------------------------- fast path coverage
+
+#[test]
+fn csv_simple_quoted_fields_after_the_first_line() {
+    // From the second line on, simple quoted fields are taken in place by the fast path;
+    // the others fall back. `run` checks both paths agree (tiny chunks use the general path).
+    let data = b"h\n\"a,b\",c,\"\"\n\"a\"\"b\",x\n\"a\"b,y\n\"x\ny\",z\n\"q\"\n,\"\"\n\"D\",D\n";
+    let mut o = csv();
+    o.default = Some(b"D".to_vec());
+    let out = run(data, o.clone());
+    assert_eq!(
+        out.ok(),
+        vec![
+            vec![v("h")],
+            vec![v("a,b"), v("c"), v("")],
+            vec![v("a\"b"), v("x")],
+            vec![v("ab"), v("y")],
+            vec![v("x\ny"), v("z")],
+            vec![v("q")],
+            vec![N, v("")],
+            vec![v("D"), D],
+        ]
+    );
+    assert_eq!(out.rows[1].3, vec![true, false, true]);
+    assert_eq!(out.lines(), vec![1, 2, 3, 4, 6, 7, 8, 9]);
+    let mut rd = RowReader::new(&data[..], o);
+    let mut row = Row::new();
+    let mut raws = Vec::new();
+    while rd.next_row(&mut row).unwrap() {
+        raws.push(row.raw_line().into_owned());
+    }
+    let expect: Vec<&[u8]> = data.split(|&b| b == b'\n').collect();
+    assert_eq!(raws[1], expect[1]);
+    assert_eq!(raws[2], expect[2]);
+    assert_eq!(raws[5], b"\"q\"");
+    assert_eq!(raws[6], b",\"\"");
+}
+
+#[test]
+fn text_escapes_after_the_first_line() {
+    // Backslashes anywhere, also right at 32-byte block boundaries.
+    let mut data = b"first\n".to_vec();
+    let mut expect = vec![vec![v("first")]];
+    for k in 0..70 {
+        let pad = "p".repeat(k);
+        data.extend_from_slice(format!("{pad}\\\\\\t\t\\N\t{pad}\\\n\n").as_bytes());
+        expect.push(vec![v(&format!("{pad}\\\t")), N, v(&format!("{pad}\n"))]);
+    }
+    data.extend_from_slice(b"a\\.\n");
+    expect.push(vec![v("a")]);
+    let out = run(&data, text());
+    assert_eq!(out.ok(), expect);
+    // An error from de-escaping on such a line.
+    let e = err(b"x\ny\\xff\n", text());
+    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(e.line, 2);
+    assert_eq!(e.raw_line.as_deref(), Some(&b"y\\xff"[..]));
+}
+
+#[test]
+fn long_lines_through_the_fast_path() {
+    let f1 = "x".repeat(1000);
+    let f2 = "é".repeat(333);
+    let data = format!("a\n{f1}\t{f2}\n{f1}\t\\N\n");
+    assert_eq!(
+        rows(data.as_bytes(), text()),
+        vec![vec![v("a")], vec![v(&f1), v(&f2)], vec![v(&f1), N]]
+    );
+    let data = format!("a\n\"{f1}\",\"{f2}\"\n");
+    assert_eq!(rows(data.as_bytes(), csv()), vec![vec![v("a")], vec![v(&f1), v(&f2)]]);
 }

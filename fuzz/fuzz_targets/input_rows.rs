@@ -74,7 +74,12 @@ fn options(sel: u8) -> Options {
 
 type Rows = Vec<(u64, usize, Vec<Option<Vec<u8>>>, Vec<bool>)>;
 
-fn read_all(data: &[u8], opts: &Options, chunk: usize, step: usize) -> (Rows, Option<(String, u64)>) {
+fn read_all(
+    data: &[u8],
+    opts: &Options,
+    chunk: usize,
+    step: usize,
+) -> (Rows, Option<(String, u64)>) {
     let mut rd = RowReader::with_capacity(Trickle { data, step }, opts.clone(), chunk);
     let mut row = Row::new();
     let mut rows = Rows::new();
@@ -123,7 +128,9 @@ fn read_all(data: &[u8], opts: &Options, chunk: usize, step: usize) -> (Rows, Op
 }
 
 fuzz_target!(|input: &[u8]| {
-    let Some((&sel, data)) = input.split_first() else { return };
+    let Some((&sel, data)) = input.split_first() else {
+        return;
+    };
     let opts = options(sel);
     let reference = read_all(data, &opts, 256 * 1024, usize::MAX);
     let chunk = 1 + (sel as usize % 7);

@@ -1,8 +1,11 @@
 //! COPY CSV format: the line scan (`CopyReadLineText` in CSV mode) and the field split
 //! (`CopyReadAttributesCSV`).
 //!
-//! Field splitting goes through three paths:
+//! Field splitting goes through these paths:
 //!
+//! 0. Most rows never get here: the fast path (`fast.rs`) takes lines without quotes, and
+//!    lines whose quoted fields are simple (`"..."` with no quote, `\r`, `\n` inside, followed
+//!    by the delimiter or the line end) when ESCAPE = QUOTE.
 //! 1. Lines without any quote character: split at the delimiters (shared with text format).
 //! 2. Lines with quotes, when ESCAPE = QUOTE (the default): `csv-core`, configured with
 //!    COPY's delimiter and quote, doubled quotes, no escape, no comments. `csv-core` and COPY

@@ -96,7 +96,10 @@ enum State {
 /// Reads the next row if it is of a kind the fast path takes. `None`: declined, nothing
 /// consumed, `row` in an unspecified state.
 #[inline]
-pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> Option<Result<(), InputError>> {
+pub(crate) fn try_row<R: Read>(
+    rd: &mut RowReader<R>,
+    row: &mut Row,
+) -> Option<Result<(), InputError>> {
     let eol = rd.eol;
     if eol == Eol::Unknown {
         return None;
@@ -211,7 +214,11 @@ pub(crate) fn try_row<R: Read>(rd: &mut RowReader<R>, row: &mut Row) -> Option<R
                 row.reset();
                 let line = &data[start..q];
                 if let Err(kind) = text::split_escaped(line, &rd.opts, row) {
-                    let e = InputError { kind, line: rd.lineno, raw_line: Some(line.to_vec()) };
+                    let e = InputError {
+                        kind,
+                        line: rd.lineno,
+                        raw_line: Some(line.to_vec()),
+                    };
                     return Some(Err(e));
                 }
             } else {
@@ -241,12 +248,22 @@ fn end_field(
         State::After { qs, close } => {
             // Quoted: never NULL; the raw field (quotes included) is compared with DEFAULT.
             let kind = marker_kind(&data[start + fs..start + rel], null, default, false);
-            row.spans.push(Span { start: qs, len: close - qs, kind, quoted: true });
+            row.spans.push(Span {
+                start: qs,
+                len: close - qs,
+                kind,
+                quoted: true,
+            });
             row.buf[close] = 0;
         }
         _ => {
             let kind = marker_kind(&data[start + fs..start + rel], null, default, true);
-            row.spans.push(Span { start: fs, len: rel - fs, kind, quoted: false });
+            row.spans.push(Span {
+                start: fs,
+                len: rel - fs,
+                kind,
+                quoted: false,
+            });
             row.buf[rel] = 0;
         }
     }

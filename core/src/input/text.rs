@@ -160,7 +160,11 @@ fn is_octal(c: u8) -> bool {
 /// markers are compared with the raw field (so `\\N` is the data `\N`). If an octal or hex
 /// escape produced a NUL or a byte >= 0x80, the de-escaped field must be valid UTF-8
 /// (checked only for fields that are not NULL/DEFAULT, like the server).
-pub(crate) fn split_escaped(line: &[u8], opts: &Options, row: &mut Row) -> Result<(), InputErrorKind> {
+pub(crate) fn split_escaped(
+    line: &[u8],
+    opts: &Options,
+    row: &mut Row,
+) -> Result<(), InputErrorKind> {
     let delim = opts.delimiter;
     let null = opts.null.as_slice();
     let default = opts.default.as_deref();
@@ -248,7 +252,12 @@ pub(crate) fn split_escaped(line: &[u8], opts: &Options, row: &mut Row) -> Resul
             verify_field(&out[out_start..w])?;
         }
         out[w] = 0;
-        row.spans.push(Span { start: out_start, len: w - out_start, kind, quoted: false });
+        row.spans.push(Span {
+            start: out_start,
+            len: w - out_start,
+            kind,
+            quoted: false,
+        });
         w += 1;
         if !found_delim {
             row.buf.truncate(w);
