@@ -1,23 +1,30 @@
 //! Micro-benchmark of `fastcopy_core::int`: ns per parsed value, per input class and width.
 //!
 //! ```text
-//! cargo run --release -p fastcopy-core --example int_bench [-- N_VALUES]
+//! cargo run --release -p fastcopy-core --example int_bench [-- N_VALUES [WIDTH [CLASS]]]
 //! ```
 //!
-//! Rows are input classes (canonical decimals of mixed lengths, short decimals, leading and
-//! trailing spaces, '+' sign, underscores, hex, long leading zeros, junk), columns are:
+//! (`WIDTH` and `CLASS` are substrings that select rows, e.g. `i32 canonical`.) Rows are input
+//! classes: canonical decimals of mixed lengths (digit count uniform over the width's range, a
+//! quarter negative), of 1 to 4 digits, of the width's maximum length; leading and trailing
+//! spaces; a '+' sign; underscores; hex; 20 leading zeros; junk after the digits. Columns:
 //!
-//! - `pg16`, `pg15`: the library (`parse_iNN(s, Grammar::Pg16 / Pg15)`), inlined as in the loader.
-//! - `scalar`, `swar-pad`, `swar4`: alternative canonical fast paths (this file), each falling back
-//!   to the library for non-canonical input, so that the choice of the library's fast path (8-digit
-//!   SWAR chunks then a scalar tail) is measured rather than assumed. Only canonical rows matter.
-//! - `pg-style`: a stand-in for the server's `pg_strtointNN_safe`: the same algorithm (a leading
-//!   '-' fast loop with an overflow test per digit over a NUL-terminated string, restart in a
-//!   general loop otherwise), out of line like a call through fmgr. It is an estimate: the real
-//!   comparison against the server is done elsewhere.
+//! - `pg16`, `pg15`: the library, `parse_iNN(s, Grammar::Pg16 / Pg15)`, inlined as in the loader.
+//! - `scalar`, `swar-pad`, `swar4`: other canonical fast paths (a digit-at-a-time loop; 8-digit
+//!   SWAR with the short tail copied into a '0'-padded buffer; 4-digit SWAR chunks and a scalar
+//!   tail), each falling back to the library for non-canonical input, so that the library's
+//!   choice is measured rather than assumed. Only the canonical rows tell them apart.
+//! - `pg-style`: a stand-in for the server's `pg_strtointNN_safe`, written here: the same
+//!   algorithm (a '-'? digit loop with an overflow test per digit over a NUL-terminated string,
+//!   restarting in a general loop otherwise), out of line like a call through fmgr. It is only an
+//!   estimate: the comparison against the server itself is done elsewhere.
+//! - `harness`: the loop without parsing (the field's length as the value), the floor.
+//! - `style/pg16`: `pg-style` time over `pg16` time.
 //!
-//! Each cell is the best of several passes over N values (default 1M) laid out as one buffer of
-//! NUL-terminated fields, like a COPY buffer.
+//! The fields (default 65536, about 1 MB, so that caches do not decide) are laid out as one
+//! buffer of NUL-terminated fields, like a COPY buffer. Each cell is the best of 41 passes, the
+//! implementations interleaved so that a burst of noise on a shared machine hits all alike. Every
+//! implementation's checksum must match the library's.
 
 use fastcopy_core::int::{Grammar, IntError, parse_i16, parse_i32, parse_i64};
 use std::hint::black_box;
@@ -59,7 +66,7 @@ fn with_underscores(digits: &str) -> String {
     let mut out = String::new();
     let n = digits.len();
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (n - i) % 3 == 0 {
+        if i > 0 && (n - i).is_multiple_of(3) {
             out.push('_');
         }
         out.push(c);
@@ -375,7 +382,7 @@ fn pg_style(s: &[u8], mag: u64) -> Result<i64, IntError> {
 // ---------------------------------------------------------------- harness
 
 const IMPLS: [&str; 7] = [
-    "pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "empty",
+    "pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "harness",
 ];
 
 fn fold(acc: u64, r: Result<i64, IntError>) -> u64 {
@@ -435,10 +442,10 @@ fn main() {
     let n: usize = std::env::args()
         .nth(1)
         .and_then(|a| a.parse().ok())
-        .unwrap_or(1 << 20);
+        .unwrap_or(1 << 16);
     let width_filter = std::env::args().nth(2).unwrap_or_default();
     let class_filter = std::env::args().nth(3).unwrap_or_default();
-    let reps = 7;
+    let reps = 41;
     println!("ns/value, best of {reps} passes over {n} values; lower is better");
     for w in [Width::W16, Width::W32, Width::W64] {
         if !w.name().contains(width_filter.as_str()) {
@@ -449,7 +456,7 @@ fn main() {
         for name in IMPLS {
             print!("{name:>10}");
         }
-        println!("{:>10}", "style/pg16");
+        println!("{:>11}", "style/pg16");
         for (c, cname) in CLASSES.iter().enumerate() {
             if !cname.contains(class_filter.as_str()) {
                 continue;
@@ -461,17 +468,18 @@ fn main() {
                 0x9E37_79B9_7F4A_7C15 ^ (c as u64) << 8 ^ w.digits() as u64,
             );
             print!("{cname:<26}");
-            let mut res = [0f64; IMPLS.len()];
+            // Interleaved passes, best per implementation: a burst of noise hits all alike.
+            let mut res = [f64::INFINITY; IMPLS.len()];
             let mut sums = [0u64; IMPLS.len()];
-            for (k, r) in res.iter_mut().enumerate() {
-                let mut best = f64::INFINITY;
-                for _ in 0..reps {
+            for _ in 0..reps {
+                for (k, r) in res.iter_mut().enumerate() {
                     let t = Instant::now();
                     sums[k] = black_box(run(&d, w, k));
-                    best = best.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
+                    *r = r.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
                 }
-                *r = best;
-                print!("{best:>10.2}");
+            }
+            for r in res {
+                print!("{r:>10.2}");
             }
             println!("{:>9.2}x", res[5] / res[0]);
             // every implementation must agree with the library under the same grammar

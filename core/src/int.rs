@@ -286,19 +286,20 @@ fn strip_zeros(mut b: &[u8]) -> &[u8] {
     b
 }
 
-/// The full grammar of `g` for a `MAG`-bit-wide integer (`MAG` = `|MIN|`).
+/// The general path for a `MAG`-bit-wide integer (`MAG` = `|MIN|`): spaces or `+` around a
+/// canonical number through the fast digit code, else the full grammar of `g`.
 #[inline(never)]
 fn general<const MAG: u64, const D: usize>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
     // Canonical but for surrounding spaces or a '+': `ws* [+-]? [0-9]+ ws*` means the same in
     // both grammars (the value, or out of range), so it takes the fast digit code too.
-    if let (Some(&first), Some(&last)) = (s.first(), s.last()) {
-        if is_space(first) || first == b'+' || is_space(last) {
-            let t = trim_spaces(s);
-            let neg = t.first() == Some(&b'-');
-            let sign = (neg || t.first() == Some(&b'+')) as usize;
-            if let Some(mag) = t.get(sign..).and_then(decimal_digits::<D>) {
-                return finish::<MAG>(neg, mag);
-            }
+    if let (Some(&first), Some(&last)) = (s.first(), s.last())
+        && (is_space(first) || first == b'+' || is_space(last))
+    {
+        let t = trim_spaces(s);
+        let neg = t.first() == Some(&b'-');
+        let sign = (neg || t.first() == Some(&b'+')) as usize;
+        if let Some(mag) = t.get(sign..).and_then(decimal_digits::<D>) {
+            return finish::<MAG>(neg, mag);
         }
     }
     let mut i = skip_space(s, 0);

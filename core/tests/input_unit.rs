@@ -963,6 +963,25 @@ fn io_errors() {
     );
     assert_eq!(e.line, 3);
     assert!(std::error::Error::source(&e).is_some());
+    for (errno, state) in [
+        (2, "58P01"),
+        (13, "42501"),
+        (21, "42809"),
+        (24, "53000"),
+        (28, "53100"),
+        (22, "XX000"),
+    ] {
+        let src = Failing {
+            left: 0,
+            kind: Some(errno),
+        };
+        let mut rd = RowReader::with_capacity(src, csv(), 16);
+        assert_eq!(
+            rd.next_row(&mut row).unwrap_err().sqlstate(),
+            state,
+            "errno {errno}"
+        );
+    }
     let mut rd = RowReader::with_capacity(
         Failing {
             left: 0,
@@ -1108,7 +1127,10 @@ fn text_escapes_after_the_first_line() {
     assert_eq!(out.ok(), expect);
     // An error from de-escaping on such a line.
     let e = err(b"x\ny\\xff\n", text());
-    assert_eq!(e.message, "invalid byte sequence for encoding \"UTF8\": 0xff");
+    assert_eq!(
+        e.message,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
     assert_eq!(e.line, 2);
     assert_eq!(e.raw_line.as_deref(), Some(&b"y\\xff"[..]));
 }
@@ -1123,5 +1145,8 @@ fn long_lines_through_the_fast_path() {
         vec![vec![v("a")], vec![v(&f1), v(&f2)], vec![v(&f1), N]]
     );
     let data = format!("a\n\"{f1}\",\"{f2}\"\n");
-    assert_eq!(rows(data.as_bytes(), csv()), vec![vec![v("a")], vec![v(&f1), v(&f2)]]);
+    assert_eq!(
+        rows(data.as_bytes(), csv()),
+        vec![vec![v("a")], vec![v(&f1), v(&f2)]]
+    );
 }

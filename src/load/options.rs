@@ -97,7 +97,7 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
     }
     if opts.null.contains(&opts.delimiter) {
         refuse(
-            ERRCODE_INVALID_PARAMETER_VALUE,
+            crate::compat::DELIMITER_IN_NULL,
             "COPY delimiter must not appear in the NULL specification",
         );
     }

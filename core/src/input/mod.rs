@@ -409,20 +409,25 @@ impl std::error::Error for InputError {
     }
 }
 
-/// `errcode_for_file_access()` for a read error (`elog.c`); I/O errors without an errno are
-/// reported as 58030 `io_error`.
+/// `errcode_for_file_access()` (`elog.c`) for a read error; an error that carries no OS
+/// error number is reported as 58030 `io_error`.
 fn io_sqlstate(e: &io::Error) -> &'static str {
-    match e.raw_os_error() {
-        None => "58030",
-        Some(errno) => match errno {
-            1 | 13 | 30 => "42501",  // EPERM, EACCES, EROFS: insufficient_privilege
-            2 => "58P01",            // ENOENT: undefined_file
-            17 => "58P02",           // EEXIST: duplicate_file
-            20 | 21 | 39 => "42809", // ENOTDIR, EISDIR, ENOTEMPTY: wrong_object_type
-            28 => "53100",           // ENOSPC: disk_full
-            23 | 24 => "53000",      // ENFILE, EMFILE: insufficient_resources
-            5 => "58030",            // EIO: io_error
-            _ => "XX000",            // internal_error
+    use io::ErrorKind as K;
+    let Some(errno) = e.raw_os_error() else {
+        return "58030";
+    };
+    match e.kind() {
+        // EPERM, EACCES, EROFS: insufficient_privilege
+        K::PermissionDenied | K::ReadOnlyFilesystem => "42501",
+        K::NotFound => "58P01",      // ENOENT: undefined_file
+        K::AlreadyExists => "58P02", // EEXIST: duplicate_file
+        // ENOTDIR, EISDIR, ENOTEMPTY: wrong_object_type
+        K::NotADirectory | K::IsADirectory | K::DirectoryNotEmpty => "42809",
+        K::StorageFull => "53100", // ENOSPC: disk_full
+        _ => match errno {
+            23 | 24 => "53000", // ENFILE, EMFILE: insufficient_resources
+            5 => "58030",       // EIO: io_error
+            _ => "XX000",       // everything else: internal_error
         },
     }
 }
