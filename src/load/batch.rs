@@ -19,6 +19,8 @@ pub struct Batch {
     cid: pg_sys::CommandId,
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
+    /// `tuple::constant_flags` of the slots (all made alike).
+    pub slot_flags: u16,
     pub flushes: u64,
 }
 
@@ -35,6 +37,7 @@ impl Batch {
                 bistate: pg_sys::GetBulkInsertState(),
                 cid: pg_sys::GetCurrentCommandId(true),
                 arena: Arena::new(),
+                slot_flags: 0,
                 flushes: 0,
             }
         }
@@ -47,6 +50,7 @@ impl Batch {
             let slot = unsafe {
                 pg_sys::MakeSingleTupleTableSlot((*target.rel).rd_att, &raw const pg_sys::TTSOpsHeapTuple)
             };
+            self.slot_flags = unsafe { tuple::constant_flags(slot) };
             self.slots.push(slot);
             self.linenos.push(0);
         }
@@ -86,7 +90,7 @@ impl Batch {
                     let recheck = compat::insert_index_tuples(target.rri, slot, target.estate);
                     pg_sys::list_free(recheck);
                 }
-                tuple::forget(slot);
+                tuple::forget(slot, self.slot_flags);
             }
             pg_sys::MemoryContextReset(mem);
         }

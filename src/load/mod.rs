@@ -271,7 +271,7 @@ fn load_row(
         let tuple = target.former.form(&mut batch.arena, values, nulls);
         pg_sys::MemoryContextSwitchTo(old);
         let slot = batch.next_slot(target);
-        tuple::store(slot, tuple, target.relid);
+        tuple::store(slot, tuple, target.relid, batch.slot_flags);
         if target.has_constraints {
             pg_sys::ExecConstraints(target.rri, slot, target.estate);
         }

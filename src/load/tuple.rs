@@ -137,39 +137,49 @@ impl Arena {
     unsafe fn alloc_zeroed(&mut self, size: usize) -> *mut u8 {
         if size > self.left {
             let block = size.max(ARENA_BLOCK);
-            self.cur = unsafe { pg_sys::palloc0(block) } as *mut u8;
+            self.cur = unsafe { pg_sys::palloc(block) } as *mut u8;
             self.left = block;
         }
         let p = self.cur;
         self.cur = unsafe { p.add(size) };
         self.left -= size;
+        // Zero just this chunk: it is about to be written, so it is in cache anyway.
+        unsafe { std::ptr::write_bytes(p, 0, size) };
         p
     }
 }
 
 /// Puts `tuple` into a heap-tuple slot as if the slot owned it (so materializing is a no-op).
+/// Only writes to the slot: the slots of a big batch are rarely in cache, and a read of their
+/// flags stalled the load loop. `flags` is the slot's constant flags (`TTS_FLAG_FIXED`).
 #[inline]
-pub unsafe fn store(slot: *mut pg_sys::TupleTableSlot, tuple: pg_sys::HeapTuple, relid: pg_sys::Oid) {
+pub unsafe fn store(slot: *mut pg_sys::TupleTableSlot, tuple: pg_sys::HeapTuple, relid: pg_sys::Oid, flags: u16) {
     unsafe {
         let h = slot as *mut pg_sys::HeapTupleTableSlot;
         (*h).tuple = tuple;
         (*h).off = 0;
         (*slot).tts_nvalid = 0;
         (*slot).tts_tableOid = relid;
-        (*slot).tts_flags =
-            ((*slot).tts_flags & !(pg_sys::TTS_FLAG_EMPTY as u16)) | pg_sys::TTS_FLAG_SHOULDFREE as u16;
+        (*slot).tts_flags = flags | pg_sys::TTS_FLAG_SHOULDFREE as u16;
     }
 }
 
 /// Empties a slot filled by `store` without freeing its tuple (the batch memory owns it).
 #[inline]
-pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot) {
+pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot, flags: u16) {
     unsafe {
         let h = slot as *mut pg_sys::HeapTupleTableSlot;
         (*h).tuple = std::ptr::null_mut();
         (*h).off = 0;
         (*slot).tts_nvalid = 0;
-        (*slot).tts_flags =
-            ((*slot).tts_flags & !(pg_sys::TTS_FLAG_SHOULDFREE as u16)) | pg_sys::TTS_FLAG_EMPTY as u16;
+        (*slot).tts_flags = flags | pg_sys::TTS_FLAG_EMPTY as u16;
+    }
+}
+
+/// The flags of an empty heap-tuple slot that stay set whatever it holds.
+pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
+    unsafe {
+        (*slot).tts_flags
+            & !((pg_sys::TTS_FLAG_EMPTY | pg_sys::TTS_FLAG_SHOULDFREE | pg_sys::TTS_FLAG_SLOW) as u16)
     }
 }
