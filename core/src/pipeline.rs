@@ -7,14 +7,45 @@
 //! before it looks at `end`, so errors surface in input order, exactly as with one row at a
 //! time. [`produce`] is the reader thread's loop: fill an empty block, send it, repeat; it
 //! stops at the end of the input, or as soon as the consumer has gone away.
+//!
+//! With an [`IntPlan`], filling a block also converts the integer fields it names with the int
+//! core, so that on a reader thread that work too runs ahead of the loader. A field that is
+//! not a value or does not convert is left to the loader, which converts it again and raises
+//! the error in order.
 
-use crate::input::{InputError, Row, RowReader};
+use crate::input::{Field, InputError, Row, RowReader};
+use crate::int::{self, Grammar};
 use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
+
+/// Integer width of an input field the block converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntWidth {
+    I16,
+    I32,
+    I64,
+}
+
+/// Which input fields (by position) are integers, and the server's grammar.
+#[derive(Clone, Debug)]
+pub struct IntPlan {
+    pub fields: Vec<Option<IntWidth>>,
+    pub grammar: Grammar,
+}
+
+impl IntPlan {
+    /// A plan that converts nothing is no plan.
+    pub fn new(fields: Vec<Option<IntWidth>>, grammar: Grammar) -> Option<IntPlan> {
+        fields.iter().any(Option::is_some).then_some(IntPlan { fields, grammar })
+    }
+}
 
 pub struct RowBlock {
     rows: Vec<Row>,
     len: usize,
+    /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted.
+    ints: Vec<Option<i64>>,
+    width: usize,
     /// Bytes the reader had consumed from its source when the block was filled.
     pub bytes_read: u64,
     /// `Some` once the input ended: after the rows of this block there are no more.
@@ -23,12 +54,19 @@ pub struct RowBlock {
 
 impl RowBlock {
     pub fn new(capacity: usize) -> RowBlock {
-        RowBlock { rows: (0..capacity.max(1)).map(|_| Row::new()).collect(), len: 0, bytes_read: 0, end: None }
+        RowBlock {
+            rows: (0..capacity.max(1)).map(|_| Row::new()).collect(),
+            len: 0,
+            ints: Vec::new(),
+            width: 0,
+            bytes_read: 0,
+            end: None,
+        }
     }
 
     /// A block without room for rows: a place to keep the current block in before the first.
     pub fn placeholder() -> RowBlock {
-        RowBlock { rows: Vec::new(), len: 0, bytes_read: 0, end: None }
+        RowBlock { rows: Vec::new(), len: 0, ints: Vec::new(), width: 0, bytes_read: 0, end: None }
     }
 
     /// Whether this is a [`placeholder`](Self::placeholder) (never worth handing to a reader).
@@ -42,15 +80,30 @@ impl RowBlock {
         &self.rows[..self.len]
     }
 
-    /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends.
-    pub fn fill<R: Read>(&mut self, reader: &mut RowReader<R>, max_bytes: usize) {
+    /// Integer fields of row `r` converted by the plan (empty without a plan); `None` where
+    /// the loader must convert the field itself.
+    #[inline]
+    pub fn ints(&self, r: usize) -> &[Option<i64>] {
+        &self.ints[r * self.width..(r + 1) * self.width]
+    }
+
+    /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
+    /// converts the integer fields of `plan`.
+    pub fn fill<R: Read>(&mut self, reader: &mut RowReader<R>, max_bytes: usize, plan: Option<&IntPlan>) {
         self.len = 0;
         self.end = None;
+        self.width = plan.map_or(0, |p| p.fields.len());
+        self.ints.resize(self.rows.len() * self.width, None);
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
-                    bytes += self.rows[self.len].raw_len();
+                    let row = &self.rows[self.len];
+                    bytes += row.raw_len();
+                    if let Some(plan) = plan {
+                        let out = &mut self.ints[self.len * self.width..(self.len + 1) * self.width];
+                        convert_ints(row, plan, out);
+                    }
                     self.len += 1;
                 }
                 Ok(false) => {
@@ -67,11 +120,34 @@ impl RowBlock {
     }
 }
 
+#[inline]
+fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
+    for (f, (width, slot)) in plan.fields.iter().zip(out.iter_mut()).enumerate() {
+        *slot = match (width, f < row.len()) {
+            (Some(w), true) => match row.field(f) {
+                Field::Value(b) => match w {
+                    IntWidth::I32 => int::parse_i32(b, plan.grammar).ok().map(i64::from),
+                    IntWidth::I64 => int::parse_i64(b, plan.grammar).ok(),
+                    IntWidth::I16 => int::parse_i16(b, plan.grammar).ok().map(i64::from),
+                },
+                _ => None,
+            },
+            _ => None,
+        };
+    }
+}
+
 /// The reader thread: fills the blocks that come back on `empty` and sends them on `full`
 /// until the input ends. Returns early when the consumer hung up (it stopped with an error).
-pub fn produce<R: Read>(mut reader: RowReader<R>, full: SyncSender<RowBlock>, empty: Receiver<RowBlock>, max_bytes: usize) {
+pub fn produce<R: Read>(
+    mut reader: RowReader<R>,
+    full: SyncSender<RowBlock>,
+    empty: Receiver<RowBlock>,
+    max_bytes: usize,
+    plan: Option<IntPlan>,
+) {
     while let Ok(mut block) = empty.recv() {
-        block.fill(&mut reader, max_bytes);
+        block.fill(&mut reader, max_bytes, plan.as_ref());
         let last = block.end.is_some();
         if full.send(block).is_err() || last {
             return;
@@ -116,7 +192,7 @@ mod tests {
                 for _ in 0..3 {
                     empty_tx.send(RowBlock::new(block_rows)).unwrap();
                 }
-                s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20));
+                s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None));
                 while let Ok(block) = full_rx.recv() {
                     if consume(&block) {
                         break;
@@ -128,7 +204,7 @@ mod tests {
             let mut reader = reader;
             let mut block = RowBlock::new(block_rows);
             loop {
-                block.fill(&mut reader, 1 << 20);
+                block.fill(&mut reader, 1 << 20, None);
                 if consume(&block) {
                     break;
                 }
@@ -155,6 +231,20 @@ mod tests {
     }
 
     #[test]
+    fn int_plan_converts_the_named_fields() {
+        let data = b"1\t-2\tx\n40000\t7\t9\n\\N\tabc\t3\n";
+        let plan = IntPlan::new(vec![Some(IntWidth::I16), Some(IntWidth::I64), None], Grammar::Pg16);
+        let mut reader = RowReader::new(&data[..], Options::text());
+        let mut block = RowBlock::new(8);
+        block.fill(&mut reader, 1 << 20, plan.as_ref());
+        assert_eq!(block.rows().len(), 3);
+        assert_eq!(block.ints(0), &[Some(1), Some(-2), None]);
+        assert_eq!(block.ints(1), &[None, Some(7), None]); // 40000 is out of range for int2
+        assert_eq!(block.ints(2), &[None, None, None]); // NULL, and not an integer
+        assert!(IntPlan::new(vec![None, None], Grammar::Pg15).is_none());
+    }
+
+    #[test]
     fn consumer_hanging_up_stops_the_producer() {
         let data = vec![b'1', b'\n'].repeat(100_000);
         std::thread::scope(|s| {
@@ -164,7 +254,7 @@ mod tests {
                 empty_tx.send(RowBlock::new(10)).unwrap();
             }
             let reader = RowReader::new(&data[..], Options::text());
-            let h = s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20));
+            let h = s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None));
             let first = full_rx.recv().unwrap();
             assert_eq!(first.rows().len(), 10);
             drop(full_rx);

@@ -18,7 +18,7 @@ use crate::parse::{SERVER_GRAMMAR, raise_int_error};
 use batch::Batch;
 use context::{ContextGuard, Position, Progress};
 use fastcopy_core::input::{Field, InputError, Row, RowReader};
-use fastcopy_core::pipeline::{RowBlock, produce};
+use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, produce};
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use fastcopy_core::int;
 use options::LoadOptions;
@@ -92,8 +92,23 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     // on a thread of its own while this (the backend's) thread converts and inserts.
     let threaded = total.is_none_or(|t| t >= THREAD_MIN_BYTES);
 
+    // The integer columns are converted where the rows are split.
+    let plan = IntPlan::new(
+        target
+            .columns
+            .iter()
+            .map(|c| match c.conv {
+                Converter::Int2 => Some(IntWidth::I16),
+                Converter::Int4 => Some(IntWidth::I32),
+                Converter::Int8 => Some(IntWidth::I64),
+                Converter::Input { .. } => None,
+            })
+            .collect(),
+        SERVER_GRAMMAR,
+    );
+
     std::thread::scope(|scope| {
-        let mut blocks = if threaded { Blocks::spawn(scope, reader) } else { Blocks::inline(reader) };
+        let mut blocks = if threaded { Blocks::spawn(scope, reader, plan) } else { Blocks::inline(reader, plan) };
         let mut block = RowBlock::placeholder();
         let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
         let mut stats = LoadStats::default();
@@ -114,9 +129,10 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
 
         loop {
             blocks.advance(&mut block);
-            for row in block.rows() {
+            for (r, row) in block.rows().iter().enumerate() {
                 // SAFETY: the callback only reads `pos` while we are inside a PostgreSQL call.
-                load_row(&target, row, &mut values, &mut nulls, &mut batch, unsafe { &mut *pos_ptr });
+                let pos = unsafe { &mut *pos_ptr };
+                load_row(&target, row, block.ints(r), &mut values, &mut nulls, &mut batch, pos);
                 stats.rows_loaded += 1;
                 if batch.add(row.line_no(), row.raw_len()) {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
@@ -154,16 +170,20 @@ const BLOCKS: usize = 4;
 
 /// Where filled row blocks come from: the reader on this thread, or a reader thread.
 enum Blocks<'a> {
-    Inline { reader: RowReader<Input<'a>>, spare: Option<RowBlock> },
+    Inline { reader: RowReader<Input<'a>>, spare: Option<RowBlock>, plan: Option<IntPlan> },
     Thread { full: Receiver<RowBlock>, empty: SyncSender<RowBlock> },
 }
 
 impl<'a> Blocks<'a> {
-    fn inline(reader: RowReader<Input<'a>>) -> Self {
-        Blocks::Inline { reader, spare: Some(RowBlock::new(BLOCK_ROWS)) }
+    fn inline(reader: RowReader<Input<'a>>, plan: Option<IntPlan>) -> Self {
+        Blocks::Inline { reader, spare: Some(RowBlock::new(BLOCK_ROWS)), plan }
     }
 
-    fn spawn<'scope>(scope: &'scope std::thread::Scope<'scope, '_>, reader: RowReader<Input<'a>>) -> Self
+    fn spawn<'scope>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        reader: RowReader<Input<'a>>,
+        plan: Option<IntPlan>,
+    ) -> Self
     where
         'a: 'scope,
     {
@@ -177,7 +197,7 @@ impl<'a> Blocks<'a> {
         with_signals_blocked(|| {
             std::thread::Builder::new()
                 .name("fastcopy reader".into())
-                .spawn_scoped(scope, move || produce(reader, full_tx, empty_rx, BLOCK_BYTES))
+                .spawn_scoped(scope, move || produce(reader, full_tx, empty_rx, BLOCK_BYTES, plan))
                 .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("could not start the reader thread: {e}")))
         });
         Blocks::Thread { full, empty }
@@ -194,9 +214,9 @@ impl<'a> Blocks<'a> {
 
     fn next(&mut self) -> RowBlock {
         match self {
-            Blocks::Inline { reader, spare } => {
+            Blocks::Inline { reader, spare, plan } => {
                 let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
-                block.fill(reader, BLOCK_BYTES);
+                block.fill(reader, BLOCK_BYTES, plan.as_ref());
                 block
             }
             Blocks::Thread { full, .. } => full.recv().unwrap_or_else(|_| {
@@ -233,6 +253,7 @@ fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
 fn load_row(
     target: &Target,
     row: &Row,
+    ints: &[Option<i64>],
     values: &mut [pg_sys::Datum],
     nulls: &mut [bool],
     batch: &mut Batch,
@@ -255,7 +276,10 @@ fn load_row(
                     format!("missing data for column \"{}\"", col.name.to_string_lossy()),
                 );
             }
-            let (datum, isnull) = convert(col, row.field(i), pos, target);
+            let (datum, isnull) = match ints.get(i) {
+                Some(Some(v)) => (pg_sys::Datum::from(*v), false),
+                _ => convert(col, row.field(i), pos, target),
+            };
             values[col.index] = datum;
             nulls[col.index] = isnull;
         }
