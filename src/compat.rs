@@ -102,9 +102,10 @@ pub unsafe fn created_in_this_transaction(rel: pg_sys::Relation) -> bool {
     }
 }
 
-/// SQLSTATE of COPY's "delimiter must not appear in the NULL specification": 15 and 16 report
-/// it as a feature not supported, 17 as an invalid parameter value.
+/// SQLSTATE of COPY's "delimiter must not appear in the NULL specification" and "CSV quote
+/// character must not appear in the NULL specification": 15 and 16 report them as a feature not
+/// supported, 17 as an invalid parameter value.
 #[cfg(any(feature = "pg15", feature = "pg16"))]
-pub const DELIMITER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED;
+pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED;
 #[cfg(not(any(feature = "pg15", feature = "pg16")))]
-pub const DELIMITER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;
+pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;

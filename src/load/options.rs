@@ -97,13 +97,13 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
     }
     if opts.null.contains(&opts.delimiter) {
         refuse(
-            crate::compat::DELIMITER_IN_NULL,
+            crate::compat::MARKER_IN_NULL,
             "COPY delimiter must not appear in the NULL specification",
         );
     }
     if csv && opts.null.contains(&opts.quote) {
         refuse(
-            ERRCODE_INVALID_PARAMETER_VALUE,
+            crate::compat::MARKER_IN_NULL,
             "CSV quote character must not appear in the NULL specification",
         );
     }
