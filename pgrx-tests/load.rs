@@ -179,29 +179,6 @@ fn load_matches_copy_on_corpus() {
     assert!(diffs.is_empty(), "{} of {ran} cases differ:\n{}", diffs.len(), diffs.join("\n"));
 }
 
-/// The outcome of `query` run as `role` (in a subtransaction, role reset afterwards).
-fn outcome_as(role: &str, query: &str) -> String {
-    Spi::run(
-        r#"
-        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome_as(role text, q text) RETURNS text
-        LANGUAGE plpgsql AS $f$
-        DECLARE r text;
-        BEGIN
-          EXECUTE format('SET LOCAL ROLE %I', role);
-          IF q ~* '^\s*(select|with|values|show)\M' THEN EXECUTE q INTO r; ELSE EXECUTE q; END IF;
-          RESET ROLE;
-          RETURN 'ok:' || coalesce(r, '<null>');
-        EXCEPTION WHEN OTHERS THEN
-          RETURN 'err:' || SQLSTATE || ':' || SQLERRM;
-        END $f$;
-        "#,
-    )
-    .unwrap();
-    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome_as($1, $2)", &[role.into(), query.into()])
-        .unwrap()
-        .unwrap()
-}
-
 #[pg_test]
 fn load_privileges_as_copy() {
     Spi::run(

@@ -1,15 +1,18 @@
 // Shared helpers of the in-database suites (included into `mod tests` in src/lib.rs).
 
-/// Makes `pg_temp.fc_outcome(query)` and `pg_temp.fc_outcome_arg(query, arg)`: run `query`
-/// (one text value or none) in a subtransaction and answer `ok:<value>` or
-/// `err:<SQLSTATE>:<message>`, so a test can compare outcomes, errors included.
+/// Makes `pg_temp.fc_outcome(query, role)` and `pg_temp.fc_outcome_arg(query, arg)`: run
+/// `query` (one text value or none; as `role` unless NULL) in a subtransaction and answer
+/// `ok:<value>` or `err:<SQLSTATE>:<message>`, so a test can compare outcomes, errors included.
 fn make_outcome_functions() {
     Spi::run(
         r#"
-        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome(q text) RETURNS text LANGUAGE plpgsql AS $f$
+        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome(q text, role text DEFAULT NULL) RETURNS text
+        LANGUAGE plpgsql AS $f$
         DECLARE r text;
         BEGIN
+          IF role IS NOT NULL THEN EXECUTE format('SET LOCAL ROLE %I', role); END IF;
           IF q ~* '^\s*(select|with|values|show)\M' THEN EXECUTE q INTO r; ELSE EXECUTE q; END IF;
+          IF role IS NOT NULL THEN RESET ROLE; END IF;
           RETURN 'ok:' || coalesce(r, '<null>');
         EXCEPTION WHEN OTHERS THEN
           RETURN 'err:' || SQLSTATE || ':' || SQLERRM;
@@ -32,6 +35,14 @@ fn make_outcome_functions() {
 fn outcome(query: &str) -> String {
     make_outcome_functions();
     Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1)", &[query.into()])
+        .unwrap()
+        .unwrap()
+}
+
+/// The outcome of one statement run as `role` (reset afterwards).
+fn outcome_as(role: &str, query: &str) -> String {
+    make_outcome_functions();
+    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1, $2)", &[query.into(), role.into()])
         .unwrap()
         .unwrap()
 }
