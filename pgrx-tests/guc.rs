@@ -9,7 +9,9 @@ fn guc_defaults() {
         ("fastcopy.extend_pages", "64"),
         ("fastcopy.extend_method", "auto"),
     ] {
-        let got = Spi::get_one::<String>(&format!("SHOW {name}")).unwrap().unwrap();
+        let got = Spi::get_one::<String>(&format!("SHOW {name}"))
+            .unwrap()
+            .unwrap();
         assert_eq!(got, want, "{name}");
     }
 }
@@ -46,20 +48,37 @@ fn guc_ranges_rejected() {
 fn guc_settable_per_session() {
     Spi::run("SET fastcopy.max_buffered_bytes = '1MB'").unwrap();
     assert_eq!(
-        Spi::get_one::<String>("SHOW fastcopy.max_buffered_bytes").unwrap().unwrap(),
+        Spi::get_one::<String>("SHOW fastcopy.max_buffered_bytes")
+            .unwrap()
+            .unwrap(),
         "1MB"
     );
     for v in ["server", "fixed", "sticky"] {
         Spi::run(&format!("SET fastcopy.extend_strategy = '{v}'")).unwrap();
-        assert_eq!(Spi::get_one::<String>("SHOW fastcopy.extend_strategy").unwrap().unwrap(), v);
+        assert_eq!(
+            Spi::get_one::<String>("SHOW fastcopy.extend_strategy")
+                .unwrap()
+                .unwrap(),
+            v
+        );
     }
     for v in ["zero", "auto"] {
         Spi::run(&format!("SET fastcopy.extend_method = '{v}'")).unwrap();
-        assert_eq!(Spi::get_one::<String>("SHOW fastcopy.extend_method").unwrap().unwrap(), v);
+        assert_eq!(
+            Spi::get_one::<String>("SHOW fastcopy.extend_method")
+                .unwrap()
+                .unwrap(),
+            v
+        );
     }
     // enum values are case-insensitive, as the server's own
     Spi::run("SET fastcopy.extend_strategy = 'FIXED'").unwrap();
-    assert_eq!(Spi::get_one::<String>("SHOW fastcopy.extend_strategy").unwrap().unwrap(), "fixed");
+    assert_eq!(
+        Spi::get_one::<String>("SHOW fastcopy.extend_strategy")
+            .unwrap()
+            .unwrap(),
+        "fixed"
+    );
 }
 
 #[pg_test]
@@ -68,11 +87,18 @@ fn guc_fallocate_needs_16() {
     if server_major() == 15 {
         assert!(got.starts_with("err:0A000:"), "{got}");
         assert!(got.contains("needs PostgreSQL 16 or later"), "{got}");
-        assert_eq!(Spi::get_one::<String>("SHOW fastcopy.extend_method").unwrap().unwrap(), "auto");
+        assert_eq!(
+            Spi::get_one::<String>("SHOW fastcopy.extend_method")
+                .unwrap()
+                .unwrap(),
+            "auto"
+        );
     } else {
         assert_eq!(got, "ok:<null>");
         assert_eq!(
-            Spi::get_one::<String>("SHOW fastcopy.extend_method").unwrap().unwrap(),
+            Spi::get_one::<String>("SHOW fastcopy.extend_method")
+                .unwrap()
+                .unwrap(),
             "fallocate"
         );
     }

@@ -27,7 +27,9 @@ fn option_value(v: &str) -> String {
     if v == "\\e" {
         return String::new();
     }
-    v.replace("\\t", "\t").replace("\\s", " ").replace("\\\\", "\\")
+    v.replace("\\t", "\t")
+        .replace("\\s", " ")
+        .replace("\\\\", "\\")
 }
 
 struct Case {
@@ -38,7 +40,10 @@ struct Case {
 
 impl Case {
     fn opt(&self, key: &str) -> Option<&str> {
-        self.opts.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+        self.opts
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
     }
 
     /// `COPY t [(cols)] FROM 'path' WITH (...)`.
@@ -58,7 +63,11 @@ impl Case {
                 _ => {}
             }
         }
-        let with = if with.is_empty() { String::new() } else { format!(" WITH ({})", with.join(", ")) };
+        let with = if with.is_empty() {
+            String::new()
+        } else {
+            format!(" WITH ({})", with.join(", "))
+        };
         format!("COPY {table} {cols} FROM {}{with}", quote_literal(path))
     }
 
@@ -79,7 +88,10 @@ impl Case {
             };
             args.push(arg);
         }
-        format!("SELECT rows_loaded::text FROM fastcopy.load({})", args.join(", "))
+        format!(
+            "SELECT rows_loaded::text FROM fastcopy.load({})",
+            args.join(", ")
+        )
     }
 }
 
@@ -102,11 +114,17 @@ fn parse_manifest(text: &str) -> (Vec<String>, Vec<Case>) {
             .unwrap_or(&"")
             .split_whitespace()
             .map(|kv| {
-                let (k, v) = kv.split_once('=').unwrap_or_else(|| panic!("option {kv:?}"));
+                let (k, v) = kv
+                    .split_once('=')
+                    .unwrap_or_else(|| panic!("option {kv:?}"));
                 (k.to_string(), option_value(v))
             })
             .collect();
-        cases.push(Case { file: parts[0].trim().to_string(), defs: parts[1].trim().to_string(), opts });
+        cases.push(Case {
+            file: parts[0].trim().to_string(),
+            defs: parts[1].trim().to_string(),
+            opts,
+        });
     }
     (setup, cases)
 }
@@ -160,23 +178,38 @@ fn load_matches_copy_on_corpus() {
             }
             (None, None) => {
                 let (ta, tb) = (table_text(&a), table_text(&b));
-                let count = Spi::get_one::<i64>(&format!("SELECT count(*) FROM {a}")).unwrap().unwrap();
+                let count = Spi::get_one::<i64>(&format!("SELECT count(*) FROM {a}"))
+                    .unwrap()
+                    .unwrap();
                 if ta != tb {
-                    diffs.push(format!("{what}: tables differ\n  COPY:     {ta:.300}\n  fastcopy: {tb:.300}"));
+                    diffs.push(format!(
+                        "{what}: tables differ\n  COPY:     {ta:.300}\n  fastcopy: {tb:.300}"
+                    ));
                 } else if fast != format!("ok:{count}") {
-                    diffs.push(format!("{what}: fastcopy reported {fast}, COPY loaded {count}"));
+                    diffs.push(format!(
+                        "{what}: fastcopy reported {fast}, COPY loaded {count}"
+                    ));
                 }
             }
             _ => diffs.push(format!("{what}: COPY {copy} / fastcopy {fast}")),
         }
         match case.opt("expect") {
-            Some("error") if !copy.starts_with("err:") => diffs.push(format!("{what}: corpus expects an error, COPY: {copy}")),
-            Some("ok") if !copy.starts_with("ok:") => diffs.push(format!("{what}: corpus expects success, COPY: {copy}")),
+            Some("error") if !copy.starts_with("err:") => {
+                diffs.push(format!("{what}: corpus expects an error, COPY: {copy}"))
+            }
+            Some("ok") if !copy.starts_with("ok:") => {
+                diffs.push(format!("{what}: corpus expects success, COPY: {copy}"))
+            }
             _ => {}
         }
     }
     assert!(errors >= 25, "only {errors} of {ran} cases are malformed");
-    assert!(diffs.is_empty(), "{} of {ran} cases differ:\n{}", diffs.len(), diffs.join("\n"));
+    assert!(
+        diffs.is_empty(),
+        "{} of {ran} cases differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
 }
 
 #[pg_test]
@@ -193,15 +226,33 @@ fn load_privileges_as_copy() {
     // no INSERT on column b: COPY and fastcopy both refuse, 42501
     let copy = outcome_as("fc_reader", &format!("COPY fc_priv FROM '{path}'"));
     assert!(copy.starts_with("ok:"), "{copy}");
-    let denied = outcome_as("fc_loader", "SELECT fastcopy.load_data('fc_priv', E'1\\tx\\n')::text");
-    assert!(denied.starts_with("err:42501:permission denied for table fc_priv"), "{denied}");
+    let denied = outcome_as(
+        "fc_loader",
+        "SELECT fastcopy.load_data('fc_priv', E'1\\tx\\n')::text",
+    );
+    assert!(
+        denied.starts_with("err:42501:permission denied for table fc_priv"),
+        "{denied}"
+    );
     // INSERT on the listed column is enough
-    let ok = outcome_as("fc_loader", "SELECT (fastcopy.load_data('fc_priv', E'7\\n', columns => '{a}')).rows_loaded::text");
+    let ok = outcome_as(
+        "fc_loader",
+        "SELECT (fastcopy.load_data('fc_priv', E'7\\n', columns => '{a}')).rows_loaded::text",
+    );
     assert_eq!(ok, "ok:1");
     // a server file needs pg_read_server_files, as COPY FROM a file
-    let file = outcome_as("fc_loader", &format!("SELECT fastcopy.load('fc_priv', '{path}', columns => '{{a}}')::text"));
-    assert!(file.starts_with("err:42501:permission denied to COPY from a file"), "{file}");
-    let file = outcome_as("fc_reader", &format!("SELECT (fastcopy.load('fc_priv', '{path}')).rows_loaded::text"));
+    let file = outcome_as(
+        "fc_loader",
+        &format!("SELECT fastcopy.load('fc_priv', '{path}', columns => '{{a}}')::text"),
+    );
+    assert!(
+        file.starts_with("err:42501:permission denied to COPY from a file"),
+        "{file}"
+    );
+    let file = outcome_as(
+        "fc_reader",
+        &format!("SELECT (fastcopy.load('fc_priv', '{path}')).rows_loaded::text"),
+    );
     assert_eq!(file, "ok:1");
     let _ = std::fs::remove_file(&path);
 }
@@ -217,7 +268,10 @@ fn load_refuses_row_level_security() {
     .unwrap();
     let path = scratch_file("rls", b"1\n");
     let copy = outcome_as("fc_rls", &format!("COPY fc_rls_t FROM '{path}'"));
-    let fast = outcome_as("fc_rls", &format!("SELECT fastcopy.load('fc_rls_t', '{path}')::text"));
+    let fast = outcome_as(
+        "fc_rls",
+        &format!("SELECT fastcopy.load('fc_rls_t', '{path}')::text"),
+    );
     let _ = std::fs::remove_file(&path);
     assert_eq!(sqlstate(&copy), Some("0A000"), "{copy}");
     assert_eq!(sqlstate(&fast), Some("0A000"), "{fast}");
@@ -240,7 +294,11 @@ fn load_refuses_targets_it_cannot_load() {
          CREATE TABLE fc_gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED);",
     )
     .unwrap();
-    let load = |t: &str, extra: &str| outcome(&format!("SELECT fastcopy.load_data('{t}', E'1\\n'{extra})::text"));
+    let load = |t: &str, extra: &str| {
+        outcome(&format!(
+            "SELECT fastcopy.load_data('{t}', E'1\\n'{extra})::text"
+        ))
+    };
     for (t, code, text) in [
         ("fc_view", "42809", "cannot copy to view"),
         ("fc_mat", "42809", "cannot copy to materialized view"),
@@ -251,13 +309,22 @@ fn load_refuses_targets_it_cannot_load() {
         ("fc_gen", "0A000", "generated columns"),
     ] {
         let got = load(t, "");
-        assert!(got.starts_with(&format!("err:{code}:")) && got.contains(text), "{t}: {got}");
+        assert!(
+            got.starts_with(&format!("err:{code}:")) && got.contains(text),
+            "{t}: {got}"
+        );
     }
     // a generated column in the column list: COPY's own error
     let got = load("fc_gen", ", columns => '{a,b}'");
-    assert!(got.starts_with("err:42P10:column \"b\" is a generated column"), "{got}");
+    assert!(
+        got.starts_with("err:42P10:column \"b\" is a generated column"),
+        "{got}"
+    );
     // nothing was loaded anywhere
-    assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_base").unwrap(), Some(0));
+    assert_eq!(
+        Spi::get_one::<i64>("SELECT count(*) FROM fc_base").unwrap(),
+        Some(0)
+    );
 }
 
 #[pg_test]
@@ -286,14 +353,27 @@ fn load_constraint_and_unique_violations_abort() {
     Spi::run("CREATE TABLE fc_con (a int PRIMARY KEY, b int NOT NULL CHECK (b > 0))").unwrap();
     Spi::run("SET fastcopy.max_buffered_tuples = 100").unwrap();
     let good: String = (1..=1000).map(|i| format!("{i}\t{i}\n")).collect();
-    for (bad, code) in [("5\t1\n", "23505"), ("2000\t\\N\n", "23502"), ("2001\t-1\n", "23514")] {
+    for (bad, code) in [
+        ("5\t1\n", "23505"),
+        ("2000\t\\N\n", "23502"),
+        ("2001\t-1\n", "23514"),
+    ] {
         let data = format!("{good}{bad}");
-        let got = outcome(&format!("SELECT fastcopy.load_data('fc_con', {})::text", quote_literal(&data)));
+        let got = outcome(&format!(
+            "SELECT fastcopy.load_data('fc_con', {})::text",
+            quote_literal(&data)
+        ));
         assert_eq!(sqlstate(&got), Some(code), "{got}");
-        assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_con").unwrap(), Some(0));
+        assert_eq!(
+            Spi::get_one::<i64>("SELECT count(*) FROM fc_con").unwrap(),
+            Some(0)
+        );
     }
     let got = outcome("SELECT fastcopy.load_data('fc_con', E'1\\t1\\n1\\t2\\n')::text");
-    assert!(got.contains("duplicate key value violates unique constraint"), "{got}");
+    assert!(
+        got.contains("duplicate key value violates unique constraint"),
+        "{got}"
+    );
 }
 
 #[pg_test]
@@ -319,17 +399,28 @@ fn load_error_context_names_line_and_column() {
         .unwrap()
         .unwrap()
     };
-    assert_eq!(ctx("1\t2\tx\n3\tabc\ty\n"), "22P02 fastcopy.load fc_ctx, line 2, column b: \"abc\"");
-    assert_eq!(ctx("1\t2\tx\n3\t4\n"), "22P04 fastcopy.load fc_ctx, line 2, column c: null input");
+    assert_eq!(
+        ctx("1\t2\tx\n3\tabc\ty\n"),
+        "22P02 fastcopy.load fc_ctx, line 2, column b: \"abc\""
+    );
+    assert_eq!(
+        ctx("1\t2\tx\n3\t4\n"),
+        "22P04 fastcopy.load fc_ctx, line 2, column c: null input"
+    );
     assert_eq!(ctx("1\t2\tx\t9\n"), "22P04 fastcopy.load fc_ctx, line 1");
-    assert_eq!(ctx("1\t99999999999\tx\n"), "22003 fastcopy.load fc_ctx, line 1, column b: \"99999999999\"");
+    assert_eq!(
+        ctx("1\t99999999999\tx\n"),
+        "22003 fastcopy.load fc_ctx, line 1, column b: \"99999999999\""
+    );
 }
 
 #[pg_test]
 fn load_flushes_follow_buffer_settings() {
     Spi::run("CREATE TABLE fc_buf (a int)").unwrap();
     // 10,000 rows of 9 bytes ("1000000N\n")
-    let data: String = (0..10_000).map(|i| format!("{}\n", 10_000_000 + i)).collect();
+    let data: String = (0..10_000)
+        .map(|i| format!("{}\n", 10_000_000 + i))
+        .collect();
     let flushes = |settings: &str| {
         Spi::run(settings).unwrap();
         Spi::run("TRUNCATE fc_buf").unwrap();
@@ -339,14 +430,23 @@ fn load_flushes_follow_buffer_settings() {
         )
         .unwrap()
         .unwrap();
-        assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_buf").unwrap(), Some(10_000));
+        assert_eq!(
+            Spi::get_one::<i64>("SELECT count(*) FROM fc_buf").unwrap(),
+            Some(10_000)
+        );
         f
     };
-    assert_eq!(flushes("SET fastcopy.max_buffered_bytes = '1MB'; SET fastcopy.max_buffered_tuples = 1000"), 10);
+    assert_eq!(
+        flushes("SET fastcopy.max_buffered_bytes = '1MB'; SET fastcopy.max_buffered_tuples = 1000"),
+        10
+    );
     assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 100"), 100);
     assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 3000"), 4);
     // bytes: a flush once 1024 bytes are buffered = every 114 rows of 9 bytes
-    assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 1000000; SET fastcopy.max_buffered_bytes = 1"), 10_000_usize.div_ceil(114) as i64);
+    assert_eq!(
+        flushes("SET fastcopy.max_buffered_tuples = 1000000; SET fastcopy.max_buffered_bytes = 1"),
+        10_000_usize.div_ceil(114) as i64
+    );
 }
 
 #[pg_test]
@@ -380,14 +480,32 @@ fn load_options_refused_as_copy() {
         ("(ESCAPE '\\')", "escape => '\\'"),
         ("(FORMAT csv, QUOTE ',')", "format => 'csv', quote => ','"),
         ("(FORMAT csv, QUOTE 'ab')", "format => 'csv', quote => 'ab'"),
-        ("(FORMAT csv, ESCAPE 'ab')", "format => 'csv', escape => 'ab'"),
-        ("(DELIMITER ',', NULL 'a,b')", "delimiter => ',', null_string => 'a,b'"),
-        ("(FORMAT csv, NULL '\"')", "format => 'csv', null_string => '\"'"),
+        (
+            "(FORMAT csv, ESCAPE 'ab')",
+            "format => 'csv', escape => 'ab'",
+        ),
+        (
+            "(DELIMITER ',', NULL 'a,b')",
+            "delimiter => ',', null_string => 'a,b'",
+        ),
+        (
+            "(FORMAT csv, NULL '\"')",
+            "format => 'csv', null_string => '\"'",
+        ),
     ] {
         let copy = outcome(&format!("COPY fc_opt FROM '{path}' WITH {copy_with}"));
-        let fast = outcome(&format!("SELECT fastcopy.load('fc_opt', '{path}', {fast_args})::text"));
-        assert!(sqlstate(&copy).is_some(), "{copy_with}: COPY accepted it: {copy}");
-        assert_eq!(sqlstate(&copy), sqlstate(&fast), "{copy_with}: COPY {copy} / fastcopy {fast}");
+        let fast = outcome(&format!(
+            "SELECT fastcopy.load('fc_opt', '{path}', {fast_args})::text"
+        ));
+        assert!(
+            sqlstate(&copy).is_some(),
+            "{copy_with}: COPY accepted it: {copy}"
+        );
+        assert_eq!(
+            sqlstate(&copy),
+            sqlstate(&fast),
+            "{copy_with}: COPY {copy} / fastcopy {fast}"
+        );
     }
     let _ = std::fs::remove_file(&path);
 }

@@ -23,7 +23,9 @@ fn int_differences(ty: &str, fname: &str) -> Vec<String> {
            OR (t IS NOT NULL AND a <> 'ok:' || t)
         "#
     );
-    let diffs = Spi::get_one_with_args::<String>(&sql, &[inputs.into()]).unwrap().unwrap();
+    let diffs = Spi::get_one_with_args::<String>(&sql, &[inputs.into()])
+        .unwrap()
+        .unwrap();
     diffs.lines().map(str::to_owned).collect()
 }
 
@@ -60,7 +62,10 @@ fn parse_errors_quote_original_input() {
         outcome("SELECT fastcopy.parse_int8('9223372036854775808')::text"),
         "err:22003:value \"9223372036854775808\" is out of range for type bigint"
     );
-    assert_eq!(outcome("SELECT fastcopy.parse_int4(NULL)::text"), "ok:<null>");
+    assert_eq!(
+        outcome("SELECT fastcopy.parse_int4(NULL)::text"),
+        "ok:<null>"
+    );
 }
 
 #[pg_test]

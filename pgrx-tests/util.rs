@@ -42,9 +42,12 @@ fn outcome(query: &str) -> String {
 /// The outcome of one statement run as `role` (reset afterwards).
 fn outcome_as(role: &str, query: &str) -> String {
     make_outcome_functions();
-    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1, $2)", &[query.into(), role.into()])
-        .unwrap()
-        .unwrap()
+    Spi::get_one_with_args::<String>(
+        "SELECT pg_temp.fc_outcome($1, $2)",
+        &[query.into(), role.into()],
+    )
+    .unwrap()
+    .unwrap()
 }
 
 /// The server's major version number (15, 16, 17).

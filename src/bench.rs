@@ -25,8 +25,18 @@ fn bench_int_parser(
     inputs: Vec<String>,
     bits: i32,
     rounds: i32,
-) -> TableIterator<'static, (name!(parser, String), name!(ns_per_value, f64), name!(checksum, i64))> {
-    let cstrs: Vec<CString> = inputs.iter().map(|s| CString::new(s.as_str()).unwrap()).collect();
+) -> TableIterator<
+    'static,
+    (
+        name!(parser, String),
+        name!(ns_per_value, f64),
+        name!(checksum, i64),
+    ),
+> {
+    let cstrs: Vec<CString> = inputs
+        .iter()
+        .map(|s| CString::new(s.as_str()).unwrap())
+        .collect();
     let slices: Vec<&[u8]> = cstrs.iter().map(|c| c.as_bytes()).collect();
     let rounds = rounds.max(1) as usize;
     let ours = |s: &[u8]| -> Option<i64> {
@@ -37,10 +47,17 @@ fn bench_int_parser(
         }
     };
     if let Some(bad) = slices.iter().position(|s| ours(s).is_none()) {
-        raise(PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE, format!("input {:?} is not a valid integer", inputs[bad]));
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            format!("input {:?} is not a valid integer", inputs[bad]),
+        );
     }
     // Each side in a loop of its own, monomorphic, the result summed so nothing is skipped.
-    fn time_server(cstrs: &[CString], rounds: usize, f: impl Fn(*const c_char) -> i64) -> (f64, i64) {
+    fn time_server(
+        cstrs: &[CString],
+        rounds: usize,
+        f: impl Fn(*const c_char) -> i64,
+    ) -> (f64, i64) {
         let mut sum = 0i64;
         let t0 = Instant::now();
         for _ in 0..rounds {
@@ -48,7 +65,10 @@ fn bench_int_parser(
                 sum = sum.wrapping_add(f(black_box(c.as_ptr())));
             }
         }
-        (t0.elapsed().as_nanos() as f64 / (cstrs.len() * rounds) as f64, sum)
+        (
+            t0.elapsed().as_nanos() as f64 / (cstrs.len() * rounds) as f64,
+            sum,
+        )
     }
     fn time_ours(slices: &[&[u8]], rounds: usize, f: impl Fn(&[u8]) -> i64) -> (f64, i64) {
         let mut sum = 0i64;
@@ -58,20 +78,29 @@ fn bench_int_parser(
                 sum = sum.wrapping_add(f(black_box(s)));
             }
         }
-        (t0.elapsed().as_nanos() as f64 / (slices.len() * rounds) as f64, sum)
+        (
+            t0.elapsed().as_nanos() as f64 / (slices.len() * rounds) as f64,
+            sum,
+        )
     }
     let ((server_ns, server_sum), (ours_ns, ours_sum)) = match bits {
         16 => (
             time_server(&cstrs, rounds, |p| unsafe { pg_strtoint16(p) } as i64),
-            time_ours(&slices, rounds, |s| int::parse_i16(s, SERVER_GRAMMAR).map_or(0, i64::from)),
+            time_ours(&slices, rounds, |s| {
+                int::parse_i16(s, SERVER_GRAMMAR).map_or(0, i64::from)
+            }),
         ),
         32 => (
             time_server(&cstrs, rounds, |p| unsafe { pg_strtoint32(p) } as i64),
-            time_ours(&slices, rounds, |s| int::parse_i32(s, SERVER_GRAMMAR).map_or(0, i64::from)),
+            time_ours(&slices, rounds, |s| {
+                int::parse_i32(s, SERVER_GRAMMAR).map_or(0, i64::from)
+            }),
         ),
         _ => (
             time_server(&cstrs, rounds, |p| unsafe { pg_strtoint64(p) }),
-            time_ours(&slices, rounds, |s| int::parse_i64(s, SERVER_GRAMMAR).unwrap_or(0)),
+            time_ours(&slices, rounds, |s| {
+                int::parse_i64(s, SERVER_GRAMMAR).unwrap_or(0)
+            }),
         ),
     };
     TableIterator::new(vec![

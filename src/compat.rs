@@ -12,7 +12,11 @@ const INVALID_SUBXACT: pg_sys::SubTransactionId = 0;
 ///
 /// # Safety
 /// `rel` is open and locked RowExclusiveLock; `estate` is fresh from `CreateExecutorState`.
-pub unsafe fn init_range_table(estate: *mut pg_sys::EState, rel: pg_sys::Relation, attnums: &[i16]) {
+pub unsafe fn init_range_table(
+    estate: *mut pg_sys::EState,
+    rel: pg_sys::Relation,
+    attnums: &[i16],
+) {
     unsafe {
         let pstate = pg_sys::make_parsestate(std::ptr::null_mut());
         let nsitem = pg_sys::addRangeTableEntryForRelation(
@@ -25,7 +29,8 @@ pub unsafe fn init_range_table(estate: *mut pg_sys::EState, rel: pg_sys::Relatio
         );
         let mut cols: *mut pg_sys::Bitmapset = std::ptr::null_mut();
         for &a in attnums {
-            cols = pg_sys::bms_add_member(cols, a as i32 - pg_sys::FirstLowInvalidHeapAttributeNumber);
+            cols =
+                pg_sys::bms_add_member(cols, a as i32 - pg_sys::FirstLowInvalidHeapAttributeNumber);
         }
         #[cfg(feature = "pg15")]
         {
@@ -97,8 +102,7 @@ pub unsafe fn created_in_this_transaction(rel: pg_sys::Relation) -> bool {
         let first = (*rel).rd_firstRelfilenodeSubid;
         #[cfg(not(feature = "pg15"))]
         let first = (*rel).rd_firstRelfilelocatorSubid;
-        (*rel).rd_createSubid != INVALID_SUBXACT
-            || first != INVALID_SUBXACT
+        (*rel).rd_createSubid != INVALID_SUBXACT || first != INVALID_SUBXACT
     }
 }
 
@@ -106,6 +110,8 @@ pub unsafe fn created_in_this_transaction(rel: pg_sys::Relation) -> bool {
 /// character must not appear in the NULL specification": 15 and 16 report them as a feature not
 /// supported, 17 as an invalid parameter value.
 #[cfg(any(feature = "pg15", feature = "pg16"))]
-pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED;
+pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
+    pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED;
 #[cfg(not(any(feature = "pg15", feature = "pg16")))]
-pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode = pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;
+pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
+    pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;

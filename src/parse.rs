@@ -1,8 +1,8 @@
 //! `fastcopy.parse_int2/4/8` and `try_parse_int2/4/8`: the int core with the grammar of the
 //! server this build is for, and the server's errors.
 
-use fastcopy_core::int::{self, Grammar, IntError};
 use crate::error::raise;
+use fastcopy_core::int::{self, Grammar, IntError};
 use pgrx::prelude::*;
 
 /// The integer grammar of the server this library is built for (the one place that knows).
@@ -16,8 +16,14 @@ pub const SERVER_GRAMMAR: Grammar = Grammar::Pg16;
 pub fn raise_int_error(err: IntError, input: &[u8], type_name: &str) -> ! {
     let shown = String::from_utf8_lossy(input);
     match err {
-        IntError::InvalidSyntax => raise(PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION, format!("invalid input syntax for type {type_name}: \"{shown}\"")),
-        IntError::OutOfRange => raise(PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE, format!("value \"{shown}\" is out of range for type {type_name}")),
+        IntError::InvalidSyntax => raise(
+            PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+            format!("invalid input syntax for type {type_name}: \"{shown}\""),
+        ),
+        IntError::OutOfRange => raise(
+            PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
+            format!("value \"{shown}\" is out of range for type {type_name}"),
+        ),
     }
 }
 

@@ -36,7 +36,10 @@ pub struct IntPlan {
 impl IntPlan {
     /// A plan that converts nothing is no plan.
     pub fn new(fields: Vec<Option<IntWidth>>, grammar: Grammar) -> Option<IntPlan> {
-        fields.iter().any(Option::is_some).then_some(IntPlan { fields, grammar })
+        fields
+            .iter()
+            .any(Option::is_some)
+            .then_some(IntPlan { fields, grammar })
     }
 }
 
@@ -66,7 +69,14 @@ impl RowBlock {
 
     /// A block without room for rows: a place to keep the current block in before the first.
     pub fn placeholder() -> RowBlock {
-        RowBlock { rows: Vec::new(), len: 0, ints: Vec::new(), width: 0, bytes_read: 0, end: None }
+        RowBlock {
+            rows: Vec::new(),
+            len: 0,
+            ints: Vec::new(),
+            width: 0,
+            bytes_read: 0,
+            end: None,
+        }
     }
 
     /// Whether this is a [`placeholder`](Self::placeholder) (never worth handing to a reader).
@@ -89,7 +99,12 @@ impl RowBlock {
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`.
-    pub fn fill<R: Read>(&mut self, reader: &mut RowReader<R>, max_bytes: usize, plan: Option<&IntPlan>) {
+    pub fn fill<R: Read>(
+        &mut self,
+        reader: &mut RowReader<R>,
+        max_bytes: usize,
+        plan: Option<&IntPlan>,
+    ) {
         self.len = 0;
         self.end = None;
         self.width = plan.map_or(0, |p| p.fields.len());
@@ -101,7 +116,8 @@ impl RowBlock {
                     let row = &self.rows[self.len];
                     bytes += row.raw_len();
                     if let Some(plan) = plan {
-                        let out = &mut self.ints[self.len * self.width..(self.len + 1) * self.width];
+                        let out =
+                            &mut self.ints[self.len * self.width..(self.len + 1) * self.width];
                         convert_ints(row, plan, out);
                     }
                     self.len += 1;
@@ -161,7 +177,11 @@ mod tests {
     use crate::input::{Field, Options};
     use std::sync::mpsc::sync_channel;
 
-    fn collect(data: &[u8], block_rows: usize, threaded: bool) -> (Vec<Vec<Vec<u8>>>, Option<String>) {
+    fn collect(
+        data: &[u8],
+        block_rows: usize,
+        threaded: bool,
+    ) -> (Vec<Vec<Vec<u8>>>, Option<String>) {
         let reader = RowReader::with_capacity(data, Options::text(), 7);
         let mut out = Vec::new();
         let mut err = None;
@@ -226,7 +246,10 @@ mod tests {
                 let (out, err) = collect(&data, rows, threaded);
                 assert_eq!(out.len(), 1000, "rows {rows} threaded {threaded}");
                 assert_eq!(out[999], vec![b"999".to_vec(), b"x999".to_vec()]);
-                assert_eq!(err.as_deref(), Some("literal carriage return found in data"));
+                assert_eq!(
+                    err.as_deref(),
+                    Some("literal carriage return found in data")
+                );
             }
         }
     }
@@ -234,7 +257,10 @@ mod tests {
     #[test]
     fn int_plan_converts_the_named_fields() {
         let data = b"1\t-2\tx\n40000\t7\t9\n\\N\tabc\t3\n";
-        let plan = IntPlan::new(vec![Some(IntWidth::I16), Some(IntWidth::I64), None], Grammar::Pg16);
+        let plan = IntPlan::new(
+            vec![Some(IntWidth::I16), Some(IntWidth::I64), None],
+            Grammar::Pg16,
+        );
         let mut reader = RowReader::new(&data[..], Options::text());
         let mut block = RowBlock::new(8);
         block.fill(&mut reader, 1 << 20, plan.as_ref());

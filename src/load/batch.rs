@@ -48,7 +48,10 @@ impl Batch {
     pub fn next_slot(&mut self, target: &Target) -> *mut pg_sys::TupleTableSlot {
         if self.used == self.slots.len() {
             let slot = unsafe {
-                pg_sys::MakeSingleTupleTableSlot((*target.rel).rd_att, &raw const pg_sys::TTSOpsHeapTuple)
+                pg_sys::MakeSingleTupleTableSlot(
+                    (*target.rel).rd_att,
+                    &raw const pg_sys::TTSOpsHeapTuple,
+                )
             };
             self.slot_flags = unsafe { tuple::constant_flags(slot) };
             self.slots.push(slot);

@@ -72,8 +72,9 @@ impl Drop for ContextGuard {
                 let msg = std::ffi::CString::new(describe(pos).replace('\0', "")).unwrap();
                 let cx = pg_sys::CurTransactionContext;
                 let copy = pg_sys::MemoryContextStrdup(cx, msg.as_ptr());
-                let cb = pg_sys::MemoryContextAllocZero(cx, size_of::<pg_sys::ErrorContextCallback>())
-                    as *mut pg_sys::ErrorContextCallback;
+                let cb =
+                    pg_sys::MemoryContextAllocZero(cx, size_of::<pg_sys::ErrorContextCallback>())
+                        as *mut pg_sys::ErrorContextCallback;
                 (*cb).previous = pg_sys::error_context_stack;
                 (*cb).callback = Some(fixed_error_context);
                 (*cb).arg = copy as *mut c_void;
@@ -102,9 +103,17 @@ fn describe(pos: &Position) -> String {
     if pos.attname.is_null() {
         format!("{verb} {rel}, line {}", pos.line)
     } else if pos.value_is_null {
-        format!("{verb} {rel}, line {}, column {}: null input", pos.line, shown(pos.attname))
+        format!(
+            "{verb} {rel}, line {}, column {}: null input",
+            pos.line,
+            shown(pos.attname)
+        )
     } else if pos.value.is_null() {
-        format!("{verb} {rel}, line {}, column {}", pos.line, shown(pos.attname))
+        format!(
+            "{verb} {rel}, line {}, column {}",
+            pos.line,
+            shown(pos.attname)
+        )
     } else {
         format!(
             "{verb} {rel}, line {}, column {}: \"{}\"",
@@ -142,14 +151,25 @@ pub struct Progress;
 impl Progress {
     pub fn start(relid: pg_sys::Oid, from_file: bool, bytes_total: Option<u64>) -> Progress {
         unsafe {
-            pg_sys::pgstat_progress_start_command(pg_sys::ProgressCommandType::PROGRESS_COMMAND_COPY, relid);
-            let kind = if from_file { pg_sys::PROGRESS_COPY_TYPE_FILE } else { pg_sys::PROGRESS_COPY_TYPE_CALLBACK };
+            pg_sys::pgstat_progress_start_command(
+                pg_sys::ProgressCommandType::PROGRESS_COMMAND_COPY,
+                relid,
+            );
+            let kind = if from_file {
+                pg_sys::PROGRESS_COPY_TYPE_FILE
+            } else {
+                pg_sys::PROGRESS_COPY_TYPE_CALLBACK
+            };
             let index = [
                 pg_sys::PROGRESS_COPY_COMMAND as c_int,
                 pg_sys::PROGRESS_COPY_TYPE as c_int,
                 pg_sys::PROGRESS_COPY_BYTES_TOTAL as c_int,
             ];
-            let value = [pg_sys::PROGRESS_COPY_COMMAND_FROM as i64, kind as i64, bytes_total.unwrap_or(0) as i64];
+            let value = [
+                pg_sys::PROGRESS_COPY_COMMAND_FROM as i64,
+                kind as i64,
+                bytes_total.unwrap_or(0) as i64,
+            ];
             pg_sys::pgstat_progress_update_multi_param(3, index.as_ptr(), value.as_ptr());
         }
         Progress
@@ -158,7 +178,10 @@ impl Progress {
     #[inline]
     pub fn update(&self, bytes: u64, tuples: u64) {
         unsafe {
-            let index = [pg_sys::PROGRESS_COPY_BYTES_PROCESSED as c_int, pg_sys::PROGRESS_COPY_TUPLES_PROCESSED as c_int];
+            let index = [
+                pg_sys::PROGRESS_COPY_BYTES_PROCESSED as c_int,
+                pg_sys::PROGRESS_COPY_TUPLES_PROCESSED as c_int,
+            ];
             let value = [bytes as i64, tuples as i64];
             pg_sys::pgstat_progress_update_multi_param(2, index.as_ptr(), value.as_ptr());
         }

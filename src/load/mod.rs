@@ -13,20 +13,20 @@ pub mod options;
 mod target;
 mod tuple;
 
+use crate::error::{raise, raise_detail, raise_hint};
 use crate::guc;
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
 use batch::Batch;
 use context::{ContextGuard, Position, Progress};
 use fastcopy_core::input::{Field, InputError, Row, RowReader};
-use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, produce};
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use fastcopy_core::int;
+use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, produce};
 use options::LoadOptions;
-use crate::error::{raise, raise_detail, raise_hint};
-use pgrx::prelude::*;
 use pgrx::pg_sys;
+use pgrx::prelude::*;
 use std::ffi::c_char;
 use std::io::Read;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use target::{Converter, Target};
 
 /// What a load did (the `fastcopy.load_result` row).
@@ -108,7 +108,11 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     );
 
     std::thread::scope(|scope| {
-        let mut blocks = if threaded { Blocks::spawn(scope, reader, plan) } else { Blocks::inline(reader, plan) };
+        let mut blocks = if threaded {
+            Blocks::spawn(scope, reader, plan)
+        } else {
+            Blocks::inline(reader, plan)
+        };
         let mut block = RowBlock::placeholder();
         let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
         let mut stats = LoadStats::default();
@@ -132,7 +136,15 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             for (r, row) in block.rows().iter().enumerate() {
                 // SAFETY: the callback only reads `pos` while we are inside a PostgreSQL call.
                 let pos = unsafe { &mut *pos_ptr };
-                load_row(&target, row, block.ints(r), &mut values, &mut nulls, &mut batch, pos);
+                load_row(
+                    &target,
+                    row,
+                    block.ints(r),
+                    &mut values,
+                    &mut nulls,
+                    &mut batch,
+                    pos,
+                );
                 stats.rows_loaded += 1;
                 if batch.add(row.line_no(), row.raw_len()) {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
@@ -170,13 +182,24 @@ const BLOCKS: usize = 4;
 
 /// Where filled row blocks come from: the reader on this thread, or a reader thread.
 enum Blocks<'a> {
-    Inline { reader: RowReader<Input<'a>>, spare: Option<RowBlock>, plan: Option<IntPlan> },
-    Thread { full: Receiver<RowBlock>, empty: SyncSender<RowBlock> },
+    Inline {
+        reader: RowReader<Input<'a>>,
+        spare: Option<RowBlock>,
+        plan: Option<IntPlan>,
+    },
+    Thread {
+        full: Receiver<RowBlock>,
+        empty: SyncSender<RowBlock>,
+    },
 }
 
 impl<'a> Blocks<'a> {
     fn inline(reader: RowReader<Input<'a>>, plan: Option<IntPlan>) -> Self {
-        Blocks::Inline { reader, spare: Some(RowBlock::new(BLOCK_ROWS)), plan }
+        Blocks::Inline {
+            reader,
+            spare: Some(RowBlock::new(BLOCK_ROWS)),
+            plan,
+        }
     }
 
     fn spawn<'scope>(
@@ -197,8 +220,15 @@ impl<'a> Blocks<'a> {
         with_signals_blocked(|| {
             std::thread::Builder::new()
                 .name("fastcopy reader".into())
-                .spawn_scoped(scope, move || produce(reader, full_tx, empty_rx, BLOCK_BYTES, plan))
-                .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, format!("could not start the reader thread: {e}")))
+                .spawn_scoped(scope, move || {
+                    produce(reader, full_tx, empty_rx, BLOCK_BYTES, plan)
+                })
+                .unwrap_or_else(|e| {
+                    raise(
+                        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                        format!("could not start the reader thread: {e}"),
+                    )
+                })
         });
         Blocks::Thread { full, empty }
     }
@@ -214,13 +244,20 @@ impl<'a> Blocks<'a> {
 
     fn next(&mut self) -> RowBlock {
         match self {
-            Blocks::Inline { reader, spare, plan } => {
+            Blocks::Inline {
+                reader,
+                spare,
+                plan,
+            } => {
                 let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
                 block.fill(reader, BLOCK_BYTES, plan.as_ref());
                 block
             }
             Blocks::Thread { full, .. } => full.recv().unwrap_or_else(|_| {
-                raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, "the fastcopy reader thread stopped unexpectedly")
+                raise(
+                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                    "the fastcopy reader thread stopped unexpectedly",
+                )
             }),
         }
     }
@@ -262,7 +299,10 @@ fn load_row(
     pos.at_line(row.line_no());
     let ncols = target.columns.len();
     if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
-        raise(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, "extra data after last expected column");
+        raise(
+            PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+            "extra data after last expected column",
+        );
     }
     unsafe {
         let mem = target.batch_memory();
@@ -304,7 +344,12 @@ fn load_row(
 
 /// One field to a Datum: ints through the fastcopy parser, others through the input function.
 #[inline(always)]
-unsafe fn convert(col: &target::Column, field: Field<'_>, pos: &mut Position, target: &Target) -> (pg_sys::Datum, bool) {
+unsafe fn convert(
+    col: &target::Column,
+    field: Field<'_>,
+    pos: &mut Position,
+    target: &Target,
+) -> (pg_sys::Datum, bool) {
     let bytes = match field {
         Field::Value(b) => b,
         Field::Null => {
@@ -312,9 +357,14 @@ unsafe fn convert(col: &target::Column, field: Field<'_>, pos: &mut Position, ta
             return match &col.conv {
                 // Domains have their own input function: call it with NULL so that their
                 // NOT NULL constraints are checked, as COPY does.
-                Converter::Input { flinfo, typioparam, typmod } => unsafe {
+                Converter::Input {
+                    flinfo,
+                    typioparam,
+                    typmod,
+                } => unsafe {
                     let fl = flinfo.as_ref() as *const _ as *mut pg_sys::FmgrInfo;
-                    let d = pg_sys::InputFunctionCall(fl, std::ptr::null_mut(), *typioparam, *typmod);
+                    let d =
+                        pg_sys::InputFunctionCall(fl, std::ptr::null_mut(), *typioparam, *typmod);
                     pos.value_is_null = false;
                     (d, true)
                 },
@@ -326,7 +376,14 @@ unsafe fn convert(col: &target::Column, field: Field<'_>, pos: &mut Position, ta
         }
         Field::Default => {
             let Some(expr) = col.default else {
-                raise_detail(PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT, "unexpected default marker in COPY data", format!("Column \"{}\" has no default value.", col.name.to_string_lossy()));
+                raise_detail(
+                    PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+                    "unexpected default marker in COPY data",
+                    format!(
+                        "Column \"{}\" has no default value.",
+                        col.name.to_string_lossy()
+                    ),
+                );
             };
             let mut isnull = false;
             let d = unsafe { ((*expr).evalfunc.unwrap())(expr, target.econtext, &mut isnull) };
@@ -347,10 +404,15 @@ unsafe fn convert(col: &target::Column, field: Field<'_>, pos: &mut Position, ta
             Ok(v) => (pg_sys::Datum::from(v), false),
             Err(e) => raise_int_error(e, bytes, "smallint"),
         },
-        Converter::Input { flinfo, typioparam, typmod } => unsafe {
+        Converter::Input {
+            flinfo,
+            typioparam,
+            typmod,
+        } => unsafe {
             // The reader guarantees a NUL after every value.
             let fl = flinfo.as_ref() as *const _ as *mut pg_sys::FmgrInfo;
-            let d = pg_sys::InputFunctionCall(fl, bytes.as_ptr() as *mut c_char, *typioparam, *typmod);
+            let d =
+                pg_sys::InputFunctionCall(fl, bytes.as_ptr() as *mut c_char, *typioparam, *typmod);
             (d, false)
         },
     }
@@ -374,14 +436,19 @@ fn open_file(path: &str) -> std::fs::File {
     match std::fs::File::open(path) {
         Ok(f) => {
             if f.metadata().map(|m| m.is_dir()).unwrap_or(false) {
-                raise(PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE, format!("\"{path}\" is a directory"));
+                raise(
+                    PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
+                    format!("\"{path}\" is a directory"),
+                );
             }
             f
         }
         Err(e) => {
             let code = match e.kind() {
                 std::io::ErrorKind::NotFound => PgSqlErrorCode::ERRCODE_UNDEFINED_FILE,
-                std::io::ErrorKind::PermissionDenied => PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
+                std::io::ErrorKind::PermissionDenied => {
+                    PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE
+                }
                 _ => PgSqlErrorCode::ERRCODE_IO_ERROR,
             };
             let reason = match e.kind() {
@@ -389,7 +456,10 @@ fn open_file(path: &str) -> std::fs::File {
                 std::io::ErrorKind::PermissionDenied => "Permission denied".to_string(),
                 _ => e.to_string(),
             };
-            raise(code, format!("could not open file \"{path}\" for reading: {reason}"))
+            raise(
+                code,
+                format!("could not open file \"{path}\" for reading: {reason}"),
+            )
         }
     }
 }

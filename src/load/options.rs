@@ -1,8 +1,8 @@
 //! The load options as given in SQL, checked the way COPY's `ProcessCopyOptions` checks them,
 //! and turned into the reader's options.
 
-use fastcopy_core::input::Options;
 use crate::error::raise;
+use fastcopy_core::input::Options;
 use pgrx::prelude::*;
 
 /// What `fastcopy.load` / `load_data` were called with (NULL = COPY's default).
@@ -40,8 +40,14 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
     let csv = match o.format.as_deref().unwrap_or("text") {
         "text" => false,
         "csv" => true,
-        "binary" => refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "fastcopy does not support format binary"),
-        other => refuse(ERRCODE_INVALID_PARAMETER_VALUE, &format!("COPY format \"{other}\" not recognized")),
+        "binary" => refuse(
+            ERRCODE_FEATURE_NOT_SUPPORTED,
+            "fastcopy does not support format binary",
+        ),
+        other => refuse(
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            &format!("COPY format \"{other}\" not recognized"),
+        ),
     };
     let mut opts = if csv { Options::csv() } else { Options::text() };
     opts.server_major = server_major;
@@ -50,7 +56,10 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
         opts.delimiter = one_byte(d, "delimiter");
     }
     if opts.delimiter == b'\n' || opts.delimiter == b'\r' {
-        refuse(ERRCODE_INVALID_PARAMETER_VALUE, "COPY delimiter cannot be newline or carriage return");
+        refuse(
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "COPY delimiter cannot be newline or carriage return",
+        );
     }
     if let Some(n) = &o.null_string {
         opts.null = n.as_bytes().to_vec();
@@ -63,7 +72,10 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
     }
     if let Some(d) = &o.default_string {
         if server_major < 16 {
-            refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "default_string needs PostgreSQL 16 or later");
+            refuse(
+                ERRCODE_FEATURE_NOT_SUPPORTED,
+                "default_string needs PostgreSQL 16 or later",
+            );
         }
         if d.bytes().any(|b| b == b'\n' || b == b'\r') {
             refuse(
@@ -81,17 +93,26 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
     }
     if let Some(q) = &o.quote {
         if !csv {
-            refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "COPY quote available only in CSV mode");
+            refuse(
+                ERRCODE_FEATURE_NOT_SUPPORTED,
+                "COPY quote available only in CSV mode",
+            );
         }
         opts.quote = one_byte(q, "quote");
         opts.escape = opts.quote;
     }
     if csv && opts.delimiter == opts.quote {
-        refuse(ERRCODE_INVALID_PARAMETER_VALUE, "COPY delimiter and quote must be different");
+        refuse(
+            ERRCODE_INVALID_PARAMETER_VALUE,
+            "COPY delimiter and quote must be different",
+        );
     }
     if let Some(e) = &o.escape {
         if !csv {
-            refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "COPY escape available only in CSV mode");
+            refuse(
+                ERRCODE_FEATURE_NOT_SUPPORTED,
+                "COPY escape available only in CSV mode",
+            );
         }
         opts.escape = one_byte(e, "escape");
     }
@@ -128,11 +149,17 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
         }
     }
     if o.freeze.unwrap_or(false) {
-        refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "fastcopy.load does not support freeze yet");
+        refuse(
+            ERRCODE_FEATURE_NOT_SUPPORTED,
+            "fastcopy.load does not support freeze yet",
+        );
     }
     match o.on_error.as_deref().unwrap_or("stop") {
         "stop" => {}
-        "ignore" => refuse(ERRCODE_FEATURE_NOT_SUPPORTED, "fastcopy.load does not support on_error 'ignore' yet"),
+        "ignore" => refuse(
+            ERRCODE_FEATURE_NOT_SUPPORTED,
+            "fastcopy.load does not support on_error 'ignore' yet",
+        ),
         other => refuse(
             ERRCODE_INVALID_PARAMETER_VALUE,
             &format!("COPY ON_ERROR \"{other}\" not recognized"),

@@ -16,7 +16,11 @@ pub enum Converter {
     Int4,
     Int8,
     /// Any other type: its input function, looked up once per load.
-    Input { flinfo: Box<pg_sys::FmgrInfo>, typioparam: pg_sys::Oid, typmod: i32 },
+    Input {
+        flinfo: Box<pg_sys::FmgrInfo>,
+        typioparam: pg_sys::Oid,
+        typmod: i32,
+    },
 }
 
 /// One column the input supplies, in input order.
@@ -54,17 +58,28 @@ pub struct Target {
 }
 
 fn wrong_object(relname: &str, what: &str) -> ! {
-    raise(PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE, format!("cannot copy to {what} \"{relname}\""))
+    raise(
+        PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
+        format!("cannot copy to {what} \"{relname}\""),
+    )
 }
 
 fn not_yet(msg: String, detail: &str) -> ! {
-    raise_detail(PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED, msg, detail.to_string())
+    raise_detail(
+        PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+        msg,
+        detail.to_string(),
+    )
 }
 
 impl Target {
     /// Opens `relid` with RowExclusiveLock and prepares everything a load needs.
     /// `columns` is the optional column list (NULL elements are refused).
-    pub fn open(relid: pg_sys::Oid, columns: Option<&[Option<String>]>, with_defaults: bool) -> Target {
+    pub fn open(
+        relid: pg_sys::Oid,
+        columns: Option<&[Option<String>]>,
+        with_defaults: bool,
+    ) -> Target {
         unsafe {
             let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as i32);
             let relname_str = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
@@ -77,7 +92,9 @@ impl Target {
                 pg_sys::RELKIND_MATVIEW => wrong_object(&relname_str, "materialized view"),
                 pg_sys::RELKIND_SEQUENCE => wrong_object(&relname_str, "sequence"),
                 pg_sys::RELKIND_PARTITIONED_TABLE => not_yet(
-                    format!("fastcopy.load does not support partitioned table \"{relname_str}\" yet"),
+                    format!(
+                        "fastcopy.load does not support partitioned table \"{relname_str}\" yet"
+                    ),
                     "Load into its partitions, or use COPY.",
                 ),
                 pg_sys::RELKIND_FOREIGN_TABLE => not_yet(
@@ -91,7 +108,11 @@ impl Target {
             if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, false)
                 == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
             {
-                raise_hint(PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED, "fastcopy.load is not supported with row-level security", "Use INSERT statements instead.");
+                raise_hint(
+                    PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                    "fastcopy.load is not supported with row-level security",
+                    "Use INSERT statements instead.",
+                );
             }
 
             let tupdesc = (*rel).rd_att;
@@ -113,19 +134,34 @@ impl Target {
                 Some(list) => {
                     for name in list {
                         let Some(name) = name else {
-                            raise(PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED, "column names in columns must not be NULL");
+                            raise(
+                                PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                                "column names in columns must not be NULL",
+                            );
                         };
                         let found = (0..natts).find(|&i| {
                             !attr(i).attisdropped && att_name(i).to_bytes() == name.as_bytes()
                         });
                         let Some(i) = found else {
-                            raise(PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN, format!("column \"{name}\" of relation \"{relname_str}\" does not exist"));
+                            raise(
+                                PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
+                                format!(
+                                    "column \"{name}\" of relation \"{relname_str}\" does not exist"
+                                ),
+                            );
                         };
                         if attr(i).attgenerated != 0 {
-                            raise_detail(PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE, format!("column \"{name}\" is a generated column"), "Generated columns cannot be used in COPY.");
+                            raise_detail(
+                                PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE,
+                                format!("column \"{name}\" is a generated column"),
+                                "Generated columns cannot be used in COPY.",
+                            );
                         }
                         if indexes.contains(&i) {
-                            raise(PgSqlErrorCode::ERRCODE_DUPLICATE_COLUMN, format!("column \"{name}\" specified more than once"));
+                            raise(
+                                PgSqlErrorCode::ERRCODE_DUPLICATE_COLUMN,
+                                format!("column \"{name}\" specified more than once"),
+                            );
                         }
                         indexes.push(i);
                     }
@@ -140,19 +176,24 @@ impl Target {
             // What this loader does not do yet is refused, never half done.
             if !(*rel).trigdesc.is_null() {
                 not_yet(
-                    format!("fastcopy.load does not support tables with triggers yet: \"{relname_str}\" has triggers"),
+                    format!(
+                        "fastcopy.load does not support tables with triggers yet: \"{relname_str}\" has triggers"
+                    ),
                     "Foreign keys are implemented as triggers too. Use COPY for this table.",
                 );
             }
             let constr = (*tupdesc).constr;
             if !constr.is_null() && (*constr).has_generated_stored {
                 not_yet(
-                    format!("fastcopy.load does not support generated columns yet: \"{relname_str}\" has one"),
+                    format!(
+                        "fastcopy.load does not support generated columns yet: \"{relname_str}\" has one"
+                    ),
                     "Use COPY for this table.",
                 );
             }
 
-            let rri = PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
+            let rri = PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo)
+                .into_pg();
             pg_sys::ExecInitResultRelation(estate, rri, 1);
             pg_sys::ExecOpenIndices(rri, false);
             let econtext = pg_sys::MakePerTupleExprContext(estate);
@@ -179,11 +220,20 @@ impl Target {
                         pg_sys::getTypeInputInfo(typid, &mut func, &mut typioparam);
                         let mut flinfo = Box::new(std::mem::zeroed::<pg_sys::FmgrInfo>());
                         pg_sys::fmgr_info(func, flinfo.as_mut());
-                        Converter::Input { flinfo, typioparam, typmod: a.atttypmod }
+                        Converter::Input {
+                            flinfo,
+                            typioparam,
+                            typmod: a.atttypmod,
+                        }
                     }
                 };
                 let default = if with_defaults { default_expr(i) } else { None };
-                cols.push(Column { index: i, name: att_name(i), conv, default });
+                cols.push(Column {
+                    index: i,
+                    name: att_name(i),
+                    conv,
+                    default,
+                });
             }
             // Defaults for the columns not in the list (identity and serial included).
             let mut fillers = Vec::new();
@@ -197,8 +247,8 @@ impl Target {
                 }
             }
 
-            let has_constraints = !constr.is_null()
-                && ((*constr).has_not_null || (*constr).num_check > 0);
+            let has_constraints =
+                !constr.is_null() && ((*constr).has_not_null || (*constr).num_check > 0);
             let mut ti_options = 0;
             if compat::created_in_this_transaction(rel) {
                 ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;

@@ -55,17 +55,31 @@ impl Former {
             off += len as usize;
         }
         let fixed = (natts > 0 && layout.len() == natts).then_some(layout);
-        Former { tupdesc, fixed, fixed_chunk: maxalign(HEAPTUPLESIZE + HOFF + off), fixed_len: (HOFF + off) as u32 }
+        Former {
+            tupdesc,
+            fixed,
+            fixed_chunk: maxalign(HEAPTUPLESIZE + HOFF + off),
+            fixed_len: (HOFF + off) as u32,
+        }
     }
 
     /// Forms one tuple from `values`/`nulls` (one entry per attribute) in `arena`'s memory
     /// context (the current memory context must be the batch memory for the fallback path).
     #[inline]
-    pub unsafe fn form(&self, arena: &mut Arena, values: &[pg_sys::Datum], nulls: &[bool]) -> pg_sys::HeapTuple {
+    pub unsafe fn form(
+        &self,
+        arena: &mut Arena,
+        values: &[pg_sys::Datum],
+        nulls: &[bool],
+    ) -> pg_sys::HeapTuple {
         unsafe {
             match &self.fixed {
                 Some(layout) if !nulls.contains(&true) => self.form_fixed(arena, layout, values),
-                _ => pg_sys::heap_form_tuple(self.tupdesc, values.as_ptr() as *mut _, nulls.as_ptr() as *mut _),
+                _ => pg_sys::heap_form_tuple(
+                    self.tupdesc,
+                    values.as_ptr() as *mut _,
+                    nulls.as_ptr() as *mut _,
+                ),
             }
         }
     }
@@ -73,7 +87,12 @@ impl Former {
     /// What `heap_form_tuple` builds for a row without NULLs and without variable-width
     /// attributes: header without null bitmap, values stored by value at their aligned offsets.
     #[inline]
-    unsafe fn form_fixed(&self, arena: &mut Arena, layout: &[(usize, usize)], values: &[pg_sys::Datum]) -> pg_sys::HeapTuple {
+    unsafe fn form_fixed(
+        &self,
+        arena: &mut Arena,
+        layout: &[(usize, usize)],
+        values: &[pg_sys::Datum],
+    ) -> pg_sys::HeapTuple {
         unsafe {
             let chunk = arena.alloc_zeroed(self.fixed_chunk);
             let tuple = chunk as pg_sys::HeapTuple;
@@ -110,7 +129,10 @@ impl Former {
 
 fn invalid_item_pointer() -> pg_sys::ItemPointerData {
     pg_sys::ItemPointerData {
-        ip_blkid: pg_sys::BlockIdData { bi_hi: 0xFFFF, bi_lo: 0xFFFF },
+        ip_blkid: pg_sys::BlockIdData {
+            bi_hi: 0xFFFF,
+            bi_lo: 0xFFFF,
+        },
         ip_posid: 0,
     }
 }
@@ -124,7 +146,10 @@ pub struct Arena {
 
 impl Arena {
     pub fn new() -> Arena {
-        Arena { cur: std::ptr::null_mut(), left: 0 }
+        Arena {
+            cur: std::ptr::null_mut(),
+            left: 0,
+        }
     }
 
     /// Forget the blocks: call right after the batch memory was reset.
@@ -153,7 +178,12 @@ impl Arena {
 /// Only writes to the slot: the slots of a big batch are rarely in cache, and a read of their
 /// flags stalled the load loop. `flags` is the slot's constant flags (`TTS_FLAG_FIXED`).
 #[inline]
-pub unsafe fn store(slot: *mut pg_sys::TupleTableSlot, tuple: pg_sys::HeapTuple, relid: pg_sys::Oid, flags: u16) {
+pub unsafe fn store(
+    slot: *mut pg_sys::TupleTableSlot,
+    tuple: pg_sys::HeapTuple,
+    relid: pg_sys::Oid,
+    flags: u16,
+) {
     unsafe {
         let h = slot as *mut pg_sys::HeapTupleTableSlot;
         (*h).tuple = tuple;
@@ -180,6 +210,7 @@ pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot, flags: u16) {
 pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
     unsafe {
         (*slot).tts_flags
-            & !((pg_sys::TTS_FLAG_EMPTY | pg_sys::TTS_FLAG_SHOULDFREE | pg_sys::TTS_FLAG_SLOW) as u16)
+            & !((pg_sys::TTS_FLAG_EMPTY | pg_sys::TTS_FLAG_SHOULDFREE | pg_sys::TTS_FLAG_SLOW)
+                as u16)
     }
 }
