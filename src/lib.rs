@@ -7,6 +7,7 @@
 //! - `load`: one load: options, target, batch, error context and progress.
 //! - `compat`: the PostgreSQL 15/16/17 differences the loader meets, in one place.
 //! - `bench`: `fastcopy.bench_int_parser`, the parser benchmark's in-process driver.
+//! - `extend`: relation extension strategies (`fastcopy.extend_*`), version differences included.
 //! - `guc`: the `fastcopy.*` settings.
 //! - `parse`: `fastcopy.parse_int*` over the int core of `fastcopy-core`.
 
@@ -16,6 +17,7 @@ mod api;
 mod bench;
 mod compat;
 mod error;
+mod extend;
 mod guc;
 mod load;
 mod parse;

@@ -6,6 +6,7 @@ use super::context::Position;
 use super::target::Target;
 use super::tuple::{self, Arena};
 use crate::compat;
+use crate::extend::Extender;
 use pgrx::pg_sys;
 
 pub struct Batch {
@@ -21,11 +22,15 @@ pub struct Batch {
     pub arena: Arena,
     /// `tuple::constant_flags` of the slots (all made alike).
     pub slot_flags: u16,
+    /// Bytes the buffered tuples will take on heap pages (line pointers included).
+    pub tuple_bytes: usize,
+    /// Relation extension ahead of the heap (fastcopy.extend_strategy).
+    pub extender: Extender,
     pub flushes: u64,
 }
 
 impl Batch {
-    pub fn new(max_tuples: usize, max_bytes: usize) -> Batch {
+    pub fn new(target: &Target, max_tuples: usize, max_bytes: usize) -> Batch {
         unsafe {
             Batch {
                 slots: Vec::new(),
@@ -38,6 +43,8 @@ impl Batch {
                 cid: pg_sys::GetCurrentCommandId(true),
                 arena: Arena::new(),
                 slot_flags: 0,
+                tuple_bytes: 0,
+                extender: Extender::new(target.rel, target.ti_options),
                 flushes: 0,
             }
         }
@@ -75,6 +82,7 @@ impl Batch {
             return;
         }
         unsafe {
+            self.extender.before_insert(target.rel, self.bistate, self.tuple_bytes);
             let mem = (*target.econtext).ecxt_per_tuple_memory;
             let old = pg_sys::MemoryContextSwitchTo(mem);
             pg_sys::table_multi_insert(
@@ -100,6 +108,7 @@ impl Batch {
         self.arena.reset();
         self.used = 0;
         self.bytes = 0;
+        self.tuple_bytes = 0;
         self.flushes += 1;
     }
 
@@ -109,6 +118,7 @@ impl Batch {
             for slot in self.slots.drain(..) {
                 pg_sys::ExecDropSingleTupleTableSlot(slot);
             }
+            self.extender.finish(target.rel, self.bistate);
             pg_sys::FreeBulkInsertState(self.bistate);
             pg_sys::table_finish_bulk_insert(target.rel, target.ti_options);
         }

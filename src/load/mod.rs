@@ -114,7 +114,7 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             Blocks::inline(reader, plan)
         };
         let mut block = RowBlock::placeholder();
-        let mut batch = Batch::new(guc::max_buffered_tuples(), guc::max_buffered_bytes());
+        let mut batch = Batch::new(&target, guc::max_buffered_tuples(), guc::max_buffered_bytes());
         let mut stats = LoadStats::default();
         let mut pos = Position {
             verb: c"fastcopy.load",
@@ -164,6 +164,8 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
         batch.flush(&target, unsafe { &mut *pos_ptr });
         progress.update(stats.bytes_read, stats.rows_loaded);
         stats.flushes = batch.flushes;
+        stats.pages_extended = batch.extender.pages_extended;
+        stats.extend_calls = batch.extender.extend_calls;
         batch.finish(&target);
         drop(guard);
         drop(progress);
@@ -333,6 +335,8 @@ fn load_row(
             nulls[f.index] = isnull;
         }
         let tuple = target.former.form(&mut batch.arena, values, nulls);
+        // its place on a heap page: MAXALIGNed tuple and a line pointer
+        batch.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
         pg_sys::MemoryContextSwitchTo(old);
         let slot = batch.next_slot(target);
         tuple::store(slot, tuple, target.relid, batch.slot_flags);

@@ -1,0 +1,236 @@
+//! Relation extension strategies: `fastcopy.extend_strategy`, `extend_pages`, `extend_method`.
+//!
+//! With `server` (the default) fastcopy never extends the table: `heap_multi_insert` does, as
+//! under COPY. With `fixed` or `sticky`, before each batch goes to `table_multi_insert`,
+//! fastcopy makes sure enough new pages are waiting for it, so the heap never extends by itself:
+//! - PostgreSQL 16+: `ExtendBufferedRelBy`, and the new pages handed to the heap's insert path
+//!   through the bulk-insert state's free-page range (`next_free..=last_free`), exactly as
+//!   `RelationAddBlocks` hands over the pages it extends by. `extend_method` bounds each call:
+//!   `zero` at most 8 blocks (md.c zero-fills those with pwritev), `fallocate` at least 9
+//!   (md.c uses posix_fallocate above 8), `auto` as asked.
+//! - PostgreSQL 15: one block per `P_NEW` read under the extension lock, each page entered
+//!   into the free space map, as 15's own `RelationAddExtraBlocks` does (only `auto`/`zero`
+//!   exist there: every block is its own zero-filled write).
+//!
+//! Pages extended but not filled by the end of the load are left in the free space map.
+//! The struct layouts and calls that differ between versions are in this file only.
+
+use crate::guc::{self, ExtendMethod, ExtendStrategy};
+use pgrx::pg_sys;
+
+const BLCKSZ: usize = pg_sys::BLCKSZ as usize;
+/// `SizeOfPageHeaderData`.
+const PAGE_HEADER: usize = 24;
+const INVALID_BLOCK: pg_sys::BlockNumber = pg_sys::InvalidBlockNumber;
+
+/// The start of `BulkInsertStateData` (access/hio.h), which pgrx leaves opaque.
+/// 15: `{ strategy, current_buf }`; 16 and 17 add the free-page range of a bulk extension.
+#[repr(C)]
+struct BulkInsertStateMirror {
+    strategy: pg_sys::BufferAccessStrategy,
+    current_buf: pg_sys::Buffer,
+    #[cfg(not(feature = "pg15"))]
+    next_free: pg_sys::BlockNumber,
+    #[cfg(not(feature = "pg15"))]
+    last_free: pg_sys::BlockNumber,
+    #[cfg(not(feature = "pg15"))]
+    already_extended_by: u32,
+}
+
+pub struct Extender {
+    strategy: ExtendStrategy,
+    method: ExtendMethod,
+    cap: u32,
+    /// Current step of `sticky` (0 until the first extension).
+    step: u32,
+    /// Bytes of a page available to tuples (fillfactor applied).
+    usable: usize,
+    /// 15: the last block fastcopy added (pages up to it are in the free space map).
+    #[cfg(feature = "pg15")]
+    last_added: pg_sys::BlockNumber,
+    pub pages_extended: u64,
+    pub extend_calls: u64,
+}
+
+impl Extender {
+    /// `ti_options` of the load: on 15 a table created in this transaction is filled without
+    /// the free space map (TABLE_INSERT_SKIP_FSM), so pages could not be handed over there and
+    /// the strategy falls back to `server`.
+    pub fn new(rel: pg_sys::Relation, ti_options: i32) -> Extender {
+        let fillfactor = unsafe {
+            let opts = (*rel).rd_options as *const pg_sys::StdRdOptions;
+            if opts.is_null() { 100 } else { (*opts).fillfactor as usize }
+        };
+        let save = BLCKSZ * (100 - fillfactor.clamp(10, 100)) / 100;
+        let method = guc::EXTEND_METHOD.get();
+        let mut cap = guc::EXTEND_PAGES.get() as u32;
+        if method == ExtendMethod::Fallocate {
+            cap = cap.max(9); // every call is at least 9 blocks
+        }
+        let mut strategy = guc::EXTEND_STRATEGY.get();
+        if cfg!(feature = "pg15") && ti_options & pg_sys::TABLE_INSERT_SKIP_FSM as i32 != 0 {
+            strategy = ExtendStrategy::Server;
+        }
+        Extender {
+            strategy,
+            method,
+            cap,
+            step: 0,
+            usable: BLCKSZ - PAGE_HEADER - save,
+            #[cfg(feature = "pg15")]
+            last_added: INVALID_BLOCK,
+            pages_extended: 0,
+            extend_calls: 0,
+        }
+    }
+
+    /// Before a batch whose tuples take `bytes` (line pointers included) is inserted: extend
+    /// the relation so that at least the pages it needs are waiting in the insert path.
+    pub fn before_insert(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, bytes: usize) {
+        if self.strategy == ExtendStrategy::Server {
+            return;
+        }
+        let need = bytes.div_ceil(self.usable).max(1) as u32;
+        let mut have = unsafe { self.pages_waiting(bistate) };
+        while have < need {
+            let step = match self.strategy {
+                ExtendStrategy::Fixed => self.cap,
+                _ => {
+                    // sticky: start at what this batch needs, double after, never shrink
+                    self.step = if self.step == 0 { need.min(self.cap) } else { (self.step * 2).min(self.cap) };
+                    self.step.max(if self.method == ExtendMethod::Fallocate { 9 } else { 1 })
+                }
+            };
+            have += unsafe { self.extend(rel, bistate, step) };
+        }
+    }
+
+    /// After the last batch: pages still waiting go to the free space map for later inserts.
+    pub fn finish(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState) {
+        #[cfg(not(feature = "pg15"))]
+        unsafe {
+            let b = bistate as *mut BulkInsertStateMirror;
+            if (*b).next_free != INVALID_BLOCK {
+                record_free(rel, (*b).next_free, (*b).last_free);
+                (*b).next_free = INVALID_BLOCK;
+                (*b).last_free = INVALID_BLOCK;
+            }
+        }
+        #[cfg(feature = "pg15")]
+        let _ = (rel, bistate); // 15: every page fastcopy added is in the free space map already
+    }
+
+    /// New pages the insert path will use before it would extend by itself.
+    unsafe fn pages_waiting(&self, bistate: pg_sys::BulkInsertState) -> u32 {
+        unsafe {
+            let b = bistate as *const BulkInsertStateMirror;
+            #[cfg(not(feature = "pg15"))]
+            {
+                if (*b).next_free == INVALID_BLOCK { 0 } else { (*b).last_free - (*b).next_free + 1 }
+            }
+            #[cfg(feature = "pg15")]
+            {
+                // the insert path takes the free-space-map pages in order; what lies beyond
+                // the page it is filling now is still waiting
+                if self.last_added == INVALID_BLOCK {
+                    return 0;
+                }
+                let current = if (*b).current_buf != 0 { pg_sys::BufferGetBlockNumber((*b).current_buf) } else { 0 };
+                self.last_added.saturating_sub(current)
+            }
+        }
+    }
+
+    /// Extends by `n` pages (in as many calls as the method and the buffer manager need) and
+    /// hands them to the insert path; returns how many pages were added.
+    #[cfg(not(feature = "pg15"))]
+    unsafe fn extend(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, n: u32) -> u32 {
+        unsafe {
+            let b = bistate as *mut BulkInsertStateMirror;
+            let mut buffers: Vec<pg_sys::Buffer> = Vec::new();
+            let mut left = n;
+            let mut added = 0;
+            while left > 0 {
+                let ask = match self.method {
+                    ExtendMethod::Zero => left.min(8),
+                    ExtendMethod::Fallocate => left.max(9),
+                    ExtendMethod::Auto => left,
+                };
+                buffers.resize(ask as usize, 0);
+                let mut got = 0u32;
+                let bmr = pg_sys::BufferManagerRelation { rel, smgr: std::ptr::null_mut(), relpersistence: 0 };
+                let first = pg_sys::ExtendBufferedRelBy(
+                    bmr,
+                    pg_sys::ForkNumber::MAIN_FORKNUM,
+                    (*b).strategy,
+                    0,
+                    ask,
+                    buffers.as_mut_ptr(),
+                    &mut got,
+                );
+                for &buf in &buffers[..got as usize] {
+                    pg_sys::ReleaseBuffer(buf);
+                }
+                self.extend_calls += 1;
+                self.pages_extended += got as u64;
+                let last = first + got - 1;
+                if (*b).next_free != INVALID_BLOCK && first == (*b).last_free + 1 {
+                    (*b).last_free = last;
+                } else {
+                    // someone else extended in between: the old range goes to the free space map
+                    if (*b).next_free != INVALID_BLOCK {
+                        record_free(rel, (*b).next_free, (*b).last_free);
+                    }
+                    (*b).next_free = first;
+                    (*b).last_free = last;
+                }
+                left = left.saturating_sub(got);
+                added += got;
+            }
+            added
+        }
+    }
+
+    #[cfg(feature = "pg15")]
+    unsafe fn extend(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, n: u32) -> u32 {
+        unsafe {
+            let b = bistate as *mut BulkInsertStateMirror;
+            let lock = pg_sys::ExclusiveLock as pg_sys::LOCKMODE;
+            pg_sys::LockRelationForExtension(rel, lock);
+            let mut first = INVALID_BLOCK;
+            let mut last = INVALID_BLOCK;
+            for _ in 0..n {
+                let buf = pg_sys::ReadBufferExtended(
+                    rel,
+                    pg_sys::ForkNumber::MAIN_FORKNUM,
+                    INVALID_BLOCK, // P_NEW
+                    pg_sys::ReadBufferMode::RBM_ZERO_AND_LOCK,
+                    (*b).strategy,
+                );
+                last = pg_sys::BufferGetBlockNumber(buf);
+                if first == INVALID_BLOCK {
+                    first = last;
+                }
+                pg_sys::UnlockReleaseBuffer(buf);
+                pg_sys::RecordPageWithFreeSpace(rel, last, BLCKSZ - PAGE_HEADER);
+                self.extend_calls += 1;
+            }
+            pg_sys::UnlockRelationForExtension(rel, lock);
+            pg_sys::FreeSpaceMapVacuumRange(rel, first, last + 1);
+            self.pages_extended += n as u64;
+            self.last_added = last;
+            n
+        }
+    }
+}
+
+/// Enters new, empty pages `first..=last` into the free space map.
+#[cfg(not(feature = "pg15"))]
+unsafe fn record_free(rel: pg_sys::Relation, first: pg_sys::BlockNumber, last: pg_sys::BlockNumber) {
+    unsafe {
+        for blk in first..=last {
+            pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);
+        }
+        pg_sys::FreeSpaceMapVacuumRange(rel, first, last + 1);
+    }
+}
