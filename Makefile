@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory fmt start stop psql fuzz
+.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory bench-syscalls bench-concurrent fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -23,13 +23,19 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-memory
+bench: bench-parse bench-lotsaints bench-memory bench-syscalls bench-concurrent
 
 bench-parse: setup
 	bench/parse.sh
 
 bench-lotsaints: setup
 	bench/lotsaints.sh
+
+bench-syscalls: setup
+	bench/syscalls.sh
+
+bench-concurrent: setup
+	bench/concurrent.sh
 
 bench-memory: setup
 	bench/memory.sh $(MAJOR)
