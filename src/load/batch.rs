@@ -20,6 +20,8 @@ pub struct Batch {
     cid: pg_sys::CommandId,
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
+    /// The slots' tuple descriptor (see `next_slot`).
+    slot_desc: pg_sys::TupleDesc,
     /// `tuple::constant_flags` of the slots (all made alike).
     pub slot_flags: u16,
     /// Bytes the buffered tuples will take on heap pages (line pointers included).
@@ -42,6 +44,7 @@ impl Batch {
                 bistate: pg_sys::GetBulkInsertState(),
                 cid: pg_sys::GetCurrentCommandId(true),
                 arena: Arena::new(),
+                slot_desc: std::ptr::null_mut(),
                 slot_flags: 0,
                 tuple_bytes: 0,
                 extender: Extender::new(target.rel, target.ti_options),
@@ -54,11 +57,14 @@ impl Batch {
     #[inline]
     pub fn next_slot(&mut self, target: &Target) -> *mut pg_sys::TupleTableSlot {
         if self.used == self.slots.len() {
+            if self.slot_desc.is_null() {
+                // A copy of the relation's descriptor that is not reference-counted: slots of
+                // the relation's own would each pin it in the resource owner, and with
+                // thousands of slots every buffer pin of the insert path pays for that.
+                self.slot_desc = unsafe { pg_sys::CreateTupleDescCopy((*target.rel).rd_att) };
+            }
             let slot = unsafe {
-                pg_sys::MakeSingleTupleTableSlot(
-                    (*target.rel).rd_att,
-                    &raw const pg_sys::TTSOpsHeapTuple,
-                )
+                pg_sys::MakeSingleTupleTableSlot(self.slot_desc, &raw const pg_sys::TTSOpsHeapTuple)
             };
             self.slot_flags = unsafe { tuple::constant_flags(slot) };
             self.slots.push(slot);
