@@ -48,6 +48,7 @@ for m in "${majors[@]}"; do
   cm=$(median "${copy_ms[@]}"); fm=$(median "${fast_ms[@]}")
   ratio=$(awk -v c="$cm" -v f="$fm" 'BEGIN {printf "%.2f", c / f}')
   echo "pg$m: COPY median ${cm} ms, fastcopy.load median ${fm} ms, ratio ${ratio}x, identical rows: $same"
+  echo "$version $cm $fm" >> "$tmp.svgdata"
   printf '| %s | %.0f | %.0f | %.2f M | %.2f M | **%s×** | %s |\n' "$version" "$cm" "$fm" \
     "$(awk -v c="$cm" 'BEGIN{print 2/(c/1000)}')" "$(awk -v f="$fm" 'BEGIN{print 2/(f/1000)}')" "$ratio" "$same" >> "$tmp"
   [ "$same" = "t" ] || { echo "lotsaints: tables differ on pg$m"; exit 1; }
@@ -63,5 +64,21 @@ done
   echo "|---|---|---|---|---|---|---|"
   cat "$tmp"
 } > "$out"
-rm -f "$tmp"
+# bar chart: million rows/s per version, COPY vs fastcopy.load
+awk 'BEGIN { w = 560; h = 300; print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" w "\" height=\"" h "\" font-family=\"sans-serif\" font-size=\"12\">";
+             print "<text x=\"10\" y=\"18\" font-size=\"14\">lotsaints: million rows/s (median), COPY vs fastcopy.load</text>";
+             print "<rect x=\"380\" y=\"30\" width=\"12\" height=\"12\" fill=\"#999\"/><text x=\"396\" y=\"41\">COPY</text>";
+             print "<rect x=\"450\" y=\"30\" width=\"12\" height=\"12\" fill=\"#2a7\"/><text x=\"466\" y=\"41\">fastcopy</text>"; n = 0 }
+     { v[n] = $1; c[n] = 2 / ($2 / 1000); f[n] = 2 / ($3 / 1000); if (f[n] > max) max = f[n]; if (c[n] > max) max = c[n]; n++ }
+     END { base = 260; scale = 190 / max;
+           for (i = 0; i < n; i++) { x = 40 + i * 170;
+             printf "<rect x=\"%d\" y=\"%.1f\" width=\"60\" height=\"%.1f\" fill=\"#999\"/>\n", x, base - c[i] * scale, c[i] * scale;
+             printf "<text x=\"%d\" y=\"%.1f\">%.2f</text>\n", x + 12, base - c[i] * scale - 4, c[i];
+             printf "<rect x=\"%d\" y=\"%.1f\" width=\"60\" height=\"%.1f\" fill=\"#2a7\"/>\n", x + 64, base - f[i] * scale, f[i] * scale;
+             printf "<text x=\"%d\" y=\"%.1f\">%.2f</text>\n", x + 76, base - f[i] * scale - 4, f[i];
+             printf "<text x=\"%d\" y=\"%d\">PostgreSQL %s (%.2fx)</text>\n", x, base + 18, v[i], f[i] / c[i] }
+           print "</svg>" }' "$tmp.svgdata" > bench/results/lotsaints.svg
+echo >> "$out"
+echo "![lotsaints](lotsaints.svg)" >> "$out"
+rm -f "$tmp" "$tmp.svgdata"
 cat "$out"
