@@ -10,10 +10,12 @@
 //! spaces; a '+' sign; underscores; hex; 20 leading zeros; junk after the digits. Columns:
 //!
 //! - `pg16`, `pg15`: the library, `parse_iNN(s, Grammar::Pg16 / Pg15)`, inlined as in the loader.
-//! - `scalar`, `swar-pad`, `swar4`: other canonical fast paths (a digit-at-a-time loop; 8-digit
-//!   SWAR with the short tail copied into a '0'-padded buffer; 4-digit SWAR chunks and a scalar
-//!   tail), each falling back to the library for non-canonical input, so that the library's
-//!   choice is measured rather than assumed. Only the canonical rows tell them apart.
+//! - `scalar`, `swar-pad`, `swar4`, `branchy`: other canonical fast paths (a digit-at-a-time loop;
+//!   8-digit SWAR with the short tail copied into a '0'-padded buffer; 4-digit SWAR chunks and a
+//!   scalar tail; the library's SWAR with a branch on the length, below or from 4 bytes, and the
+//!   loads after the sign, as it was before its fast path became branch-free), each falling back
+//!   to the library for non-canonical input, so that the library's choice is measured rather
+//!   than assumed. Only the canonical rows tell them apart.
 //! - `pg-style`: a stand-in for the server's `pg_strtointNN_safe`, written here: the same
 //!   algorithm (a '-'? digit loop with an overflow test per digit over a NUL-terminated string,
 //!   restarting in a general loop otherwise), out of line like a call through fmgr. It is only an
@@ -22,9 +24,13 @@
 //! - `style/pg16`: `pg-style` time over `pg16` time.
 //!
 //! The fields (default 65536, about 1 MB, so that caches do not decide) are laid out as one
-//! buffer of NUL-terminated fields, like a COPY buffer. Each cell is the best of 41 passes, the
-//! implementations interleaved so that a burst of noise on a shared machine hits all alike. Every
-//! implementation's checksum must match the library's.
+//! buffer of NUL-terminated fields, like a COPY buffer. Each pass is shaped like the loops of
+//! `fastcopy.bench_int_parser` (src/bench.rs): a `Vec` of field slices (for `pg-style`, of
+//! pointers to the NUL-terminated fields), each slice through `black_box`, the results summed. The
+//! shape matters: the loop overlaps consecutive fields only as far as the core holds their
+//! instructions, so latency counts along with instruction count and mispredictions. Each cell is
+//! the best of 41 passes, the implementations interleaved so that a burst of noise on a shared
+//! machine hits all alike. Every implementation's checksum must match the library's.
 
 use fastcopy_core::int::{Grammar, IntError, parse_i16, parse_i32, parse_i64};
 use std::hint::black_box;
@@ -161,6 +167,20 @@ fn data(class: usize, w: Width, n: usize, seed: u64) -> Data {
     Data { buf, fields }
 }
 
+/// The fields of a [`Data`] as the timed loops see them: slices, and the same from their start to
+/// the end of the buffer (for the NUL-terminated `pg-style`).
+struct Views<'a> {
+    fields: Vec<&'a [u8]>,
+    tails: Vec<&'a [u8]>,
+}
+
+fn views(d: &Data) -> Views<'_> {
+    Views {
+        fields: d.fields.iter().map(|&(a, n)| &d.buf[a..a + n]).collect(),
+        tails: d.fields.iter().map(|&(a, _)| &d.buf[a..]).collect(),
+    }
+}
+
 // ---------------------------------------------------------------- alternative fast paths
 
 /// Canonical `-?[0-9]{1,D}` only, one digit per step.
@@ -274,6 +294,58 @@ fn alt_swar4<const D: usize>(s: &[u8]) -> Option<(bool, u64)> {
     Some((neg, acc))
 }
 
+/// 1 to 8 bytes, first byte lowest, zeros above; a branch on the length: from 4 bytes the first
+/// and the last 4 (overlapping), below that the first, middle and last byte.
+#[inline(always)]
+fn load_branchy(b: &[u8]) -> u64 {
+    let n = b.len();
+    match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
+        (Some(lo), Some(hi)) => {
+            u32::from_le_bytes(*lo) as u64 | (u32::from_le_bytes(*hi) as u64) << (8 * (n - 4))
+        }
+        _ => {
+            let at = |i: usize| b.get(i).copied().unwrap_or(0) as u64;
+            at(0)
+                | at(n / 2) << (8 * (n / 2))
+                | at(n.wrapping_sub(1)) << (8 * (n.wrapping_sub(1) & 7))
+        }
+    }
+}
+
+/// 1 to 8 digits, as one '0'-padded 8-byte SWAR word.
+#[inline(always)]
+fn upto8_branchy(b: &[u8]) -> Option<u64> {
+    let n = b.len() as u32; // 1..=8
+    let v =
+        load_branchy(b) << (8 * (8 - n)) | 0x3030_3030_3030_3030u64.checked_shr(8 * n).unwrap_or(0);
+    all_digits8(v).then(|| value8(v))
+}
+
+/// The library's SWAR with branches: the sign first, the loads after it, a branch on the digit
+/// count (1 to 8, 9 to 16) and, below 8 digits, on 4 digits.
+#[inline(always)]
+fn alt_branchy<const D: usize>(s: &[u8]) -> Option<(bool, u64)> {
+    let (neg, digits) = match s {
+        [b'-', rest @ ..] => (true, rest),
+        _ => (false, s),
+    };
+    let n = digits.len();
+    if n == 0 || n > D.min(16) {
+        return None;
+    }
+    let mag = if n <= 8 {
+        upto8_branchy(digits)?
+    } else {
+        let (head, tail) = digits.split_last_chunk::<8>()?;
+        let tail = u64::from_le_bytes(*tail);
+        if !all_digits8(tail) {
+            return None;
+        }
+        upto8_branchy(head)? * 100_000_000 + value8(tail)
+    };
+    Some((neg, mag))
+}
+
 #[inline(always)]
 fn finish(neg: bool, mag: u64, max: u64) -> Result<i64, IntError> {
     if mag > max + neg as u64 {
@@ -381,9 +453,11 @@ fn pg_style(s: &[u8], mag: u64) -> Result<i64, IntError> {
 
 // ---------------------------------------------------------------- harness
 
-const IMPLS: [&str; 7] = [
-    "pg16", "pg15", "scalar", "swar-pad", "swar4", "pg-style", "harness",
+const IMPLS: [&str; 8] = [
+    "pg16", "pg15", "scalar", "swar-pad", "swar4", "branchy", "pg-style", "harness",
 ];
+/// The index of `pg-style` in [`IMPLS`].
+const PG_STYLE: usize = 6;
 
 fn fold(acc: u64, r: Result<i64, IntError>) -> u64 {
     acc.wrapping_add(match r {
@@ -393,48 +467,51 @@ fn fold(acc: u64, r: Result<i64, IntError>) -> u64 {
     })
 }
 
-/// Runs `f` over every field once; returns a checksum.
+/// Runs `f` over every field once, as the loops of `fastcopy.bench_int_parser` do; returns a
+/// checksum.
 #[inline(always)]
-fn pass(d: &Data, f: impl Fn(&[u8], &[u8]) -> Result<i64, IntError>) -> u64 {
+fn pass(fields: &[&[u8]], f: impl Fn(&[u8]) -> Result<i64, IntError>) -> u64 {
     let mut acc = 0u64;
-    for &(start, len) in &d.fields {
-        let field = black_box(&d.buf[start..start + len]);
-        let tail = black_box(&d.buf[start..]);
-        acc = fold(acc, f(field, tail));
+    for s in fields {
+        acc = fold(acc, f(black_box(s)));
     }
     acc
 }
 
 macro_rules! via_alt {
     ($alt:ident, $d:literal, $parse:ident, $max:expr) => {
-        |s: &[u8], _: &[u8]| match $alt::<$d>(s) {
+        |s: &[u8]| match $alt::<$d>(s) {
             Some((neg, mag)) => finish(neg, mag, $max),
             None => $parse(s, Grammar::Pg16).map(i64::from),
         }
     };
 }
 
-fn run(d: &Data, w: Width, imp: usize) -> u64 {
+fn run(v: &Views, w: Width, imp: usize) -> u64 {
+    let f = &v.fields[..];
     match (w, imp) {
-        (Width::W16, 0) => pass(d, |s, _| parse_i16(s, Grammar::Pg16).map(i64::from)),
-        (Width::W16, 1) => pass(d, |s, _| parse_i16(s, Grammar::Pg15).map(i64::from)),
-        (Width::W16, 2) => pass(d, via_alt!(alt_scalar, 5, parse_i16, i16::MAX as u64)),
-        (Width::W16, 3) => pass(d, via_alt!(alt_swar_pad, 5, parse_i16, i16::MAX as u64)),
-        (Width::W16, 4) => pass(d, via_alt!(alt_swar4, 5, parse_i16, i16::MAX as u64)),
-        (_, 6) => pass(d, |s, _| Ok(s.len() as i64)),
-        (Width::W16, _) => pass(d, |_, t| pg_style(t, 1 << 15)),
-        (Width::W32, 0) => pass(d, |s, _| parse_i32(s, Grammar::Pg16).map(i64::from)),
-        (Width::W32, 1) => pass(d, |s, _| parse_i32(s, Grammar::Pg15).map(i64::from)),
-        (Width::W32, 2) => pass(d, via_alt!(alt_scalar, 10, parse_i32, i32::MAX as u64)),
-        (Width::W32, 3) => pass(d, via_alt!(alt_swar_pad, 10, parse_i32, i32::MAX as u64)),
-        (Width::W32, 4) => pass(d, via_alt!(alt_swar4, 10, parse_i32, i32::MAX as u64)),
-        (Width::W32, _) => pass(d, |_, t| pg_style(t, 1 << 31)),
-        (Width::W64, 0) => pass(d, |s, _| parse_i64(s, Grammar::Pg16)),
-        (Width::W64, 1) => pass(d, |s, _| parse_i64(s, Grammar::Pg15)),
-        (Width::W64, 2) => pass(d, via_alt!(alt_scalar, 19, parse_i64, i64::MAX as u64)),
-        (Width::W64, 3) => pass(d, via_alt!(alt_swar_pad, 19, parse_i64, i64::MAX as u64)),
-        (Width::W64, 4) => pass(d, via_alt!(alt_swar4, 19, parse_i64, i64::MAX as u64)),
-        (Width::W64, _) => pass(d, |_, t| pg_style(t, 1 << 63)),
+        (Width::W16, 0) => pass(f, |s| parse_i16(s, Grammar::Pg16).map(i64::from)),
+        (Width::W16, 1) => pass(f, |s| parse_i16(s, Grammar::Pg15).map(i64::from)),
+        (Width::W16, 2) => pass(f, via_alt!(alt_scalar, 5, parse_i16, i16::MAX as u64)),
+        (Width::W16, 3) => pass(f, via_alt!(alt_swar_pad, 5, parse_i16, i16::MAX as u64)),
+        (Width::W16, 4) => pass(f, via_alt!(alt_swar4, 5, parse_i16, i16::MAX as u64)),
+        (Width::W16, 5) => pass(f, via_alt!(alt_branchy, 5, parse_i16, i16::MAX as u64)),
+        (_, 7) => pass(f, |s| Ok(s.len() as i64)),
+        (Width::W16, _) => pass(&v.tails, |t| pg_style(t, 1 << 15)),
+        (Width::W32, 0) => pass(f, |s| parse_i32(s, Grammar::Pg16).map(i64::from)),
+        (Width::W32, 1) => pass(f, |s| parse_i32(s, Grammar::Pg15).map(i64::from)),
+        (Width::W32, 2) => pass(f, via_alt!(alt_scalar, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, 3) => pass(f, via_alt!(alt_swar_pad, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, 4) => pass(f, via_alt!(alt_swar4, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, 5) => pass(f, via_alt!(alt_branchy, 10, parse_i32, i32::MAX as u64)),
+        (Width::W32, _) => pass(&v.tails, |t| pg_style(t, 1 << 31)),
+        (Width::W64, 0) => pass(f, |s| parse_i64(s, Grammar::Pg16)),
+        (Width::W64, 1) => pass(f, |s| parse_i64(s, Grammar::Pg15)),
+        (Width::W64, 2) => pass(f, via_alt!(alt_scalar, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, 3) => pass(f, via_alt!(alt_swar_pad, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, 4) => pass(f, via_alt!(alt_swar4, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, 5) => pass(f, via_alt!(alt_branchy, 19, parse_i64, i64::MAX as u64)),
+        (Width::W64, _) => pass(&v.tails, |t| pg_style(t, 1 << 63)),
     }
 }
 
@@ -467,6 +544,7 @@ fn main() {
                 n,
                 0x9E37_79B9_7F4A_7C15 ^ (c as u64) << 8 ^ w.digits() as u64,
             );
+            let v = views(&d);
             print!("{cname:<26}");
             // Interleaved passes, best per implementation: a burst of noise hits all alike.
             let mut res = [f64::INFINITY; IMPLS.len()];
@@ -474,17 +552,17 @@ fn main() {
             for _ in 0..reps {
                 for (k, r) in res.iter_mut().enumerate() {
                     let t = Instant::now();
-                    sums[k] = black_box(run(&d, w, k));
+                    sums[k] = black_box(run(&v, w, k));
                     *r = r.min(t.elapsed().as_secs_f64() * 1e9 / n as f64);
                 }
             }
             for r in res {
                 print!("{r:>10.2}");
             }
-            println!("{:>9.2}x", res[5] / res[0]);
+            println!("{:>9.2}x", res[PG_STYLE] / res[0]);
             // every implementation must agree with the library under the same grammar
             let pg15_differs = sums[1] != sums[0];
-            for k in 2..6 {
+            for k in 2..=PG_STYLE {
                 assert_eq!(
                     sums[k],
                     sums[0],

@@ -24,34 +24,48 @@
 //!
 //! # Two paths
 //!
-//! 1. **Fast path** ([`fast`]), shared by both grammars: the canonical form the server itself
-//!    writes, `-?[0-9]+` and nothing else, on which the grammars agree (the value, or out of
-//!    range). The sign is taken without a branch; a check of the first, second and last bytes
-//!    sends the usual non-canonical shapes away early; then 1 to 8 digits are loaded into a
-//!    `u64` (two overlapping 4-byte loads, or three single bytes below 4), checked and converted
-//!    at once with SWAR (subtract `'0'` from every byte, two masks, three multiplies), with no
-//!    loop whose exit depends on the length; 9 to 19 digits add whole 8-digit chunks. At most
-//!    `D` = 5, 10, 19 significant digits (after leading zeros) are taken, so the `u64` cannot
-//!    overflow and one range check at the end replaces the per-digit overflow test.
-//!    `examples/int_bench.rs` measures this choice against a digit-at-a-time loop and other
-//!    SWAR layouts.
+//! 1. **Fast path** ([`fast`], [`magnitude`]), shared by both grammars: the canonical form the
+//!    server itself writes, `-?[0-9]+` and nothing else, in up to 16 bytes (20 for `bigint`), on
+//!    which the grammars agree (the value, or out of range). It is built for mixed data, whose
+//!    length and sign change unpredictably from one field to the next: up to 8 bytes
+//!    ([`right_digits`]) there is no branch before the one that accepts the field. Two words are
+//!    built, the first and last 4 bytes (overlapping) and the first, middle and last byte, and
+//!    one is selected with a conditional move; below 4 bytes the 4-byte loads read a static zero
+//!    buffer instead of the slice. 9 to 16 bytes are the first and the last 8 bytes, 17 to 20
+//!    three words, one predictable branch away. Every load is at a fixed offset from the start
+//!    or the end of the field, so none waits for the sign, which only turns a leading `'-'` into
+//!    a 0 digit. All bytes are checked and converted at once with SWAR (subtract `'0'`, flag
+//!    bytes outside `0..=9` with an add, an OR and a mask, combine with two multiplies); at most
+//!    19 digits fit a `u64`, so one range check at the end replaces the per-digit overflow test.
+//!    Latency counts as much as instruction count: in a loop over fields, the core overlaps
+//!    consecutive fields only as far as its scheduler holds their instructions.
+//!    `examples/int_bench.rs` measures this choice against a digit-at-a-time loop, other SWAR
+//!    layouts and a length dispatch with branches.
 //! 2. **General path** ([`general`]), out of line: spaces, `+`, prefixes, underscores, junk,
-//!    longer numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and reuses the
-//!    fast digit code; anything else goes through the chosen grammar step by step, in the
+//!    longer numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the
+//!    fast digit code ([`magnitude`]) once spaces, sign and leading zeros are off. Under
+//!    [`Grammar::Pg16`], a rest (after spaces and sign) that is one hex number (`0x` and up to 16
+//!    hex digits) or decimal digits with single underscores (up to 16 bytes), then spaces, has
+//!    only one possible error, out of range, and is converted with SWAR as well ([`hex_digits`],
+//!    [`underscored_digits`]). Anything else goes through the chosen grammar step by step, in the
 //!    server's order, so that the choice between the two errors is the server's.
 //!
 //! # Invariants
 //!
-//! - The fast path either returns the final answer or declines (`None`); declining only costs
-//!   time: the general path alone is a complete implementation of each grammar.
-//! - Magnitudes are `u64`: at most `10^19 - 1` from the fast digit code, and at most
-//!   `|MIN| + base - 1` in the general path, whose range checks come before each multiply.
+//! - The fast path and the SWAR shortcuts either return the final answer or decline (`None`);
+//!   declining only costs time: the step-by-step code alone is a complete implementation of each
+//!   grammar.
+//! - Magnitudes are `u64`: below `10^19` from the decimal SWAR code, below `2^64` from at most 16
+//!   hex digits, and at most `|MIN| + base - 1` step by step, where the range checks come before
+//!   each multiply.
 //! - No allocation, no `unsafe`, no panic on any input: bytes are read through slice patterns,
-//!   `get` and fixed-size chunks, and the property tests and the fuzz target run with overflow
-//!   checks.
+//!   `get`, fixed-size chunks and selects between the slice and a static buffer; shift counts are
+//!   masked; the property tests and the fuzz target run with overflow checks.
 //!
 //! The grammars were checked against PostgreSQL 15.19, 16.15 and 17.11 (`int2in`, `int4in`,
 //! `int8in`) on half a million generated strings and all short ASCII strings, with no difference.
+
+use std::hint::select_unpredictable;
 
 /// Which server's integer input grammar to follow.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -79,9 +93,9 @@ const MAG64: u64 = 1 << 63;
 /// Parses a `smallint` (`int2`) field.
 #[inline]
 pub fn parse_i16(s: &[u8], g: Grammar) -> Result<i16, IntError> {
-    match fast::<MAG16, 5>(s) {
+    match fast::<MAG16>(s) {
         Some(r) => r,
-        None => general::<MAG16, 5>(s, g),
+        None => general::<MAG16>(s, g),
     }
     .map(|v| v as i16)
 }
@@ -89,9 +103,9 @@ pub fn parse_i16(s: &[u8], g: Grammar) -> Result<i16, IntError> {
 /// Parses an `integer` (`int4`) field.
 #[inline]
 pub fn parse_i32(s: &[u8], g: Grammar) -> Result<i32, IntError> {
-    match fast::<MAG32, 10>(s) {
+    match fast::<MAG32>(s) {
         Some(r) => r,
-        None => general::<MAG32, 10>(s, g),
+        None => general::<MAG32>(s, g),
     }
     .map(|v| v as i32)
 }
@@ -99,9 +113,9 @@ pub fn parse_i32(s: &[u8], g: Grammar) -> Result<i32, IntError> {
 /// Parses a `bigint` (`int8`) field.
 #[inline]
 pub fn parse_i64(s: &[u8], g: Grammar) -> Result<i64, IntError> {
-    match fast::<MAG64, 19>(s) {
+    match fast::<MAG64>(s) {
         Some(r) => r,
-        None => general::<MAG64, 19>(s, g),
+        None => general::<MAG64>(s, g),
     }
 }
 
@@ -155,6 +169,22 @@ fn finish<const MAG: u64>(neg: bool, mag: u64) -> Result<i64, IntError> {
 /// Eight `'0'` bytes.
 const ZEROS: u64 = 0x3030_3030_3030_3030;
 
+/// `0x01` in every byte of a `u64` and of a `u128`.
+const ONES: u64 = u64::MAX / 255;
+const ONES128: u128 = u128::MAX / 255;
+
+/// Flags the bytes of `y` (digit values, one per byte) that are not `0..=9`: the result is
+/// nonzero iff one is, provided that borrows and carries in `y` only start at such bytes.
+///
+/// A byte that was below `'0'` before `'0'` was subtracted is `>= 0xD0` now, one above `'9'` is
+/// `0x0A..=0xCF`: the top bit of the byte or of the byte `+ 0x76` is set. Carries and borrows only
+/// start at such bytes and only move up, so the lowest of them is always flagged, which is all a
+/// zero test needs.
+#[inline(always)]
+fn non_digit_flags(y: u64) -> u64 {
+    (y | y.wrapping_add(0x76 * ONES)) & (0x80 * ONES)
+}
+
 /// The value of 8 digit values (0..=9, one per byte, first digit in the lowest byte).
 #[inline(always)]
 fn swar_combine(v: u64) -> u64 {
@@ -166,108 +196,122 @@ fn swar_combine(v: u64) -> u64 {
     a.wrapping_add(b) >> 32
 }
 
-/// Up to 8 bytes (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the
-/// rest zero; no loop and no read outside `b`. From 4 bytes on, two overlapping 4-byte loads
-/// (the overlapping bytes are equal, so OR-ing is exact); below, first, middle and last byte.
+/// Four zero bytes: where the 4-byte loads of [`quads`] read when the slice is shorter.
+static NO_QUAD: [u8; 4] = [0; 4];
+
+/// The first and the last 4 bytes of `b` if it has 4, else zeros; without a branch: the loads
+/// read [`NO_QUAD`] instead of a shorter `b` (a select of the pointer).
+#[inline(always)]
+fn quads(b: &[u8]) -> (u64, u64) {
+    let quad: &[u8] = select_unpredictable(b.len() >= 4, b, &NO_QUAD);
+    let word = |c: Option<&[u8; 4]>| c.map_or(0, |c| u32::from_le_bytes(*c)) as u64;
+    (word(quad.first_chunk()), word(quad.last_chunk()))
+}
+
+/// The digit values of `b` (`1 <= b.len() <= 8`) at the top of a `u64` (last byte in the top
+/// byte, zero bytes below: leading zeros), and its [`non_digit_flags`]. If `neg`, the first byte
+/// is `'-'` and counts as a 0 digit.
+///
+/// No branch, and no read outside `b`: the length of mixed data is unpredictable. From 4 bytes on
+/// the word is the last 4 bytes at the top OR the first 4 bytes where the first byte goes (the
+/// overlapping bytes are equal); below 4 it is the last, middle and first byte. Both are computed
+/// and one is selected ([`quads`] reads zeros when `b` is shorter). No load depends on the sign:
+/// the sign only changes what is subtracted from the first byte (`'-'` instead of `'0'`). After
+/// the subtraction no borrow starts at a digit byte.
+#[inline(always)]
+fn right_digits(b: &[u8], neg: bool) -> (u64, u64) {
+    let n = b.len();
+    let first_at = 64usize.wrapping_sub(n.wrapping_mul(8)) & 63; // bit position of the first byte
+    let (lo, hi) = quads(b);
+    let four_up = hi << 32 | lo << first_at;
+    let at = |i: usize| b.get(i).copied().map_or(0, u64::from);
+    let below_four = at(n.wrapping_sub(1)) << 56
+        | at(n / 2) << ((first_at + 8 * (n / 2)) & 63)
+        | at(0) << first_at;
+    let raw = select_unpredictable(n >= 4, four_up, below_four);
+    let y = raw.wrapping_sub(signed_zeros(neg) << first_at);
+    (y, non_digit_flags(y))
+}
+
+/// The digit values of the `n` (1..=8) low bytes of `raw` (first byte lowest) minus `zeros`
+/// ([`ZEROS`], or [`signed_zeros`]) at the top of the word (the bytes above the `n` used ones,
+/// garbage after the borrows, are shifted out; zero bytes come in below), and its
+/// [`non_digit_flags`].
+#[inline(always)]
+fn digit_word(raw: u64, zeros: u64, n: usize) -> (u64, u64) {
+    let y = raw.wrapping_sub(zeros) << (8 * (8usize.wrapping_sub(n) & 7));
+    (y, non_digit_flags(y))
+}
+
+/// [`ZEROS`], but `'-'` in the first byte if `neg`, so that a leading `'-'` becomes a 0 digit.
+/// Selected without a branch, like the sign of mixed data.
+#[inline(always)]
+fn signed_zeros(neg: bool) -> u64 {
+    select_unpredictable(neg, ZEROS - (b'0' - b'-') as u64, ZEROS)
+}
+
+/// `b` (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the rest zero; as in
+/// [`right_digits`], without a branch and without a read outside `b`.
 #[inline(always)]
 fn load_upto8(b: &[u8]) -> u64 {
     let n = b.len();
-    match (b.first_chunk::<4>(), b.last_chunk::<4>()) {
-        (Some(lo), Some(hi)) => {
-            u32::from_le_bytes(*lo) as u64 | (u32::from_le_bytes(*hi) as u64) << (8 * (n - 4))
-        }
-        _ => {
-            let at = |i: usize| b.get(i).copied().unwrap_or(0) as u64;
-            at(0)
-                | at(n / 2) << (8 * (n / 2))
-                | at(n.wrapping_sub(1)) << (8 * (n.wrapping_sub(1) & 7))
-        }
-    }
+    let (lo, hi) = quads(b);
+    let four_up = lo | hi << (8 * (n.wrapping_sub(4) & 7));
+    let at = |i: usize| b.get(i).copied().map_or(0, u64::from);
+    let below_four = at(0)
+        | at(n / 2) << (8 * ((n / 2) & 7))
+        | at(n.wrapping_sub(1)) << (8 * (n.wrapping_sub(1) & 7));
+    select_unpredictable(n >= 4, four_up, below_four)
 }
 
-/// Which bytes of `raw` are not ASCII digits: the top bit of each such byte is set, provided no
-/// lower byte is one. A byte below `'0'` has its top bit set in `raw - '0'`, one above `'9'` in
-/// `raw + 0x46`; borrows and carries start only at such bytes and only move up, so the lowest
-/// non-digit is always flagged, which is all a zero test needs.
+/// The canonical-form fast path: `-?[0-9]+` and nothing else, in at most 16 bytes (20 for
+/// `bigint`, with at most 19 digits). `None` means "not canonical (or longer): ask the general
+/// path".
 #[inline(always)]
-fn non_digits(raw: u64) -> u64 {
-    (raw.wrapping_add(0x4646_4646_4646_4646) | raw.wrapping_sub(ZEROS)) & 0x8080_8080_8080_8080
-}
-
-/// The value of 1 to 8 decimal digits, or `None` if a byte is not a digit. No loop: the bytes
-/// are loaded into a `u64`, `'0'` is subtracted from every byte at once, the `n` used bytes are
-/// checked, and the digits are shifted to the top so that the free low bytes are leading zeros.
-#[inline(always)]
-fn upto8_digits(b: &[u8]) -> Option<u64> {
-    debug_assert!((1..=8).contains(&b.len()));
-    let shift = 8 * (8 - b.len() as u32); // 0..=56
-    let raw = load_upto8(b);
-    // The unused high bytes are zero, hence flagged: mask them off.
-    (non_digits(raw) & (u64::MAX >> shift) == 0)
-        .then(|| swar_combine(raw.wrapping_sub(ZEROS) << shift))
-}
-
-/// Exactly 8 decimal digits, or `None`.
-#[inline(always)]
-fn eight_digits(b: &[u8; 8]) -> Option<u64> {
-    let raw = u64::from_le_bytes(*b);
-    (non_digits(raw) == 0).then(|| swar_combine(raw - ZEROS))
-}
-
-/// The canonical-form fast path: `-?[0-9]+` and nothing else. `None` means "not canonical, ask
-/// the general path".
-#[inline(always)]
-fn fast<const MAG: u64, const D: usize>(s: &[u8]) -> Option<Result<i64, IntError>> {
-    // Branch-free sign: the sign of mixed data is as unpredictable as its length.
+fn fast<const MAG: u64>(s: &[u8]) -> Option<Result<i64, IntError>> {
     let neg = s.first() == Some(&b'-');
-    let mag = decimal_digits::<D>(s.get(neg as usize..)?)?;
+    let mag = magnitude::<MAG>(s, neg)?;
     Some(finish::<MAG>(neg, mag))
 }
 
-/// The value of `[0-9]+` with at most `D` significant digits (after leading zeros), else `None`.
-/// `D <= 19`, so the value fits a `u64` and no overflow test is needed before the final range
-/// check.
+/// The value of `s`, `[0-9]+` (`-[0-9]+` if `neg`, the `'-'` counting as a 0 digit) in at most
+/// 16 bytes (20 for `bigint`, with at most 19 digits), else `None`.
+///
+/// Up to 8 bytes, [`right_digits`] without a branch; 9 to 16 bytes, the first 8 bytes (whose
+/// `len - 8` head bytes are kept) and the last 8; 17 to 20, three words. Every load is at a fixed
+/// offset from the start or the end of `s`, so none waits for the sign, which only changes what
+/// is subtracted from the first byte ([`signed_zeros`]). At most 19 digits fit a `u64`, and one
+/// range check at the end replaces the server's per-digit overflow test.
 #[inline(always)]
-fn decimal_digits<const D: usize>(mut digits: &[u8]) -> Option<u64> {
-    if digits.len() > D {
-        if digits.first() != Some(&b'0') {
+fn magnitude<const MAG: u64>(s: &[u8], neg: bool) -> Option<u64> {
+    let len = s.len();
+    if len.wrapping_sub(1) < 8 {
+        let (y, bad) = right_digits(s, neg);
+        if bad != 0 || len == neg as usize {
             return None;
         }
-        digits = strip_zeros(digits);
-        if digits.len() > D {
+        Some(swar_combine(y))
+    } else if len <= 16 {
+        let (first, last) = (s.first_chunk::<8>()?, s.last_chunk::<8>()?);
+        let (yh, bh) = digit_word(u64::from_le_bytes(*first), signed_zeros(neg), len - 8);
+        let (yt, bt) = digit_word(u64::from_le_bytes(*last), ZEROS, 8);
+        if bh | bt != 0 {
             return None;
         }
-        if digits.is_empty() {
-            return Some(0);
-        }
-    }
-    let n = digits.len();
-    // Cheap early exit for the usual non-canonical shapes (" 1", "+1", "0x1F", "12x"): the first,
-    // second and last bytes must be digits. One predictable branch; it saves the mispredicted
-    // length branches below for fields that are not canonical anyway.
-    let (Some(&a), Some(&b), Some(&z)) = (
-        digits.first(),
-        digits.get(n.min(2).saturating_sub(1)),
-        digits.last(),
-    ) else {
-        return None;
-    };
-    if (a.wrapping_sub(b'0') >= 10) | (b.wrapping_sub(b'0') >= 10) | (z.wrapping_sub(b'0') >= 10) {
-        return None;
-    }
-    if n <= 8 {
-        upto8_digits(digits)
-    } else if D <= 16 || n <= 16 {
-        let (head, tail) = digits.split_last_chunk::<8>()?;
-        Some(upto8_digits(head)? * 100_000_000 + eight_digits(tail)?)
-    } else {
-        let (head, tail) = digits.split_last_chunk::<16>()?;
+        Some(swar_combine(yh) * 100_000_000 + swar_combine(yt))
+    } else if MAG == MAG64 && len <= 19 + neg as usize {
+        let (first, tail) = (s.first_chunk::<8>()?, s.last_chunk::<16>()?);
         let (mid, low) = tail.split_at(8);
         let (mid, low) = (mid.first_chunk::<8>()?, low.first_chunk::<8>()?);
-        Some(
-            (upto8_digits(head)? * 100_000_000 + eight_digits(mid)?) * 100_000_000
-                + eight_digits(low)?,
-        )
+        let (yh, bh) = digit_word(u64::from_le_bytes(*first), signed_zeros(neg), len - 16);
+        let (ym, bm) = digit_word(u64::from_le_bytes(*mid), ZEROS, 8);
+        let (yl, bl) = digit_word(u64::from_le_bytes(*low), ZEROS, 8);
+        if bh | bm | bl != 0 {
+            return None;
+        }
+        Some((swar_combine(yh) * 100_000_000 + swar_combine(ym)) * 100_000_000 + swar_combine(yl))
+    } else {
+        None
     }
 }
 
@@ -286,19 +330,31 @@ fn strip_zeros(mut b: &[u8]) -> &[u8] {
     b
 }
 
-/// The general path for a `MAG`-bit-wide integer (`MAG` = `|MIN|`): spaces or `+` around a
-/// canonical number through the fast digit code, else the full grammar of `g`.
+/// The general path for a `MAG`-bit-wide integer (`MAG` = `|MIN|`): spaces, `+` or leading
+/// zeros around a canonical number through the fast digit code, else the full grammar of `g`.
 #[inline(never)]
-fn general<const MAG: u64, const D: usize>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
-    // Canonical but for surrounding spaces or a '+': `ws* [+-]? [0-9]+ ws*` means the same in
-    // both grammars (the value, or out of range), so it takes the fast digit code too.
+fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+    // Canonical but for surrounding spaces, a '+' or leading zeros (the only way to be longer
+    // than the fast path and in range): `ws* [+-]? [0-9]+ ws*` means the same in both grammars
+    // (the value, or out of range), so it takes the fast digit code too.
     if let (Some(&first), Some(&last)) = (s.first(), s.last())
-        && (is_space(first) || first == b'+' || is_space(last))
+        && (is_space(first) || first == b'+' || is_space(last) || s.len() > 16)
     {
-        let t = trim_spaces(s);
+        let t = match trim_spaces(s) {
+            [b'+', rest @ ..] if rest.first() != Some(&b'-') => rest,
+            t => t,
+        };
+        // The sign as in the fast path, without a branch.
         let neg = t.first() == Some(&b'-');
-        let sign = (neg || t.first() == Some(&b'+')) as usize;
-        if let Some(mag) = t.get(sign..).and_then(decimal_digits::<D>) {
+        let mag = magnitude::<MAG>(t, neg).or_else(|| match t.get(neg as usize..)? {
+            // Longer than the fast digit code takes, with leading zeros: without them.
+            digits @ [b'0', ..] if digits.len() > 16 => match strip_zeros(digits) {
+                [] => Some(0),
+                significant => magnitude::<MAG>(significant, false),
+            },
+            _ => None,
+        });
+        if let Some(mag) = mag {
             return finish::<MAG>(neg, mag);
         }
     }
@@ -317,17 +373,130 @@ fn general<const MAG: u64, const D: usize>(s: &[u8], g: Grammar) -> Result<i64, 
     let (mag, end) = match g {
         Grammar::Pg15 => pg15_digits::<MAG>(s, i)?,
         // `| 0x20` folds exactly 'X' to 'x', 'O' to 'o' and 'B' to 'b' (and nothing else to them).
-        Grammar::Pg16 => match (s.get(i), s.get(i + 1).map(|&c| c | 0x20)) {
-            (Some(b'0'), Some(b'x')) => pg16_digits::<MAG, 16>(s, i + 2)?,
-            (Some(b'0'), Some(b'o')) => pg16_digits::<MAG, 8>(s, i + 2)?,
-            (Some(b'0'), Some(b'b')) => pg16_digits::<MAG, 2>(s, i + 2)?,
-            _ => pg16_digits::<MAG, 10>(s, i)?,
-        },
+        Grammar::Pg16 => {
+            // The rest is one hex number, or decimal digits with underscores, then spaces: the
+            // value, or out of range, as step by step; computed without a loop over the bytes.
+            let rest = trim_end_spaces(s.get(i..).unwrap_or_default());
+            let quick = match rest {
+                [b'0', x, digits @ ..] if *x | 0x20 == b'x' => hex_digits(digits),
+                _ => underscored_digits(rest),
+            };
+            if let Some(mag) = quick {
+                return finish::<MAG>(neg, mag);
+            }
+            match (s.get(i), s.get(i + 1).map(|&c| c | 0x20)) {
+                (Some(b'0'), Some(b'x')) => pg16_digits::<MAG, 16>(s, i + 2)?,
+                (Some(b'0'), Some(b'o')) => pg16_digits::<MAG, 8>(s, i + 2)?,
+                (Some(b'0'), Some(b'b')) => pg16_digits::<MAG, 2>(s, i + 2)?,
+                _ => pg16_digits::<MAG, 10>(s, i)?,
+            }
+        }
     };
     if skip_space(s, end) != s.len() {
         return Err(IntError::InvalidSyntax);
     }
     finish::<MAG>(neg, mag)
+}
+
+/// `s` without trailing spaces.
+#[inline(always)]
+fn trim_end_spaces(mut s: &[u8]) -> &[u8] {
+    while let [rest @ .., last] = s {
+        if !is_space(*last) {
+            break;
+        }
+        s = rest;
+    }
+    s
+}
+
+/// The value of `[0-9a-fA-F]{1,16}` (exactly: the whole of `t`), else `None`.
+#[inline(always)]
+fn hex_digits(t: &[u8]) -> Option<u64> {
+    let m = t.len();
+    if m.wrapping_sub(1) < 8 {
+        hex_word(load_upto8(t), m)
+    } else if m <= 16 {
+        let (first, last) = (t.first_chunk::<8>()?, t.last_chunk::<8>()?);
+        Some(
+            hex_word(u64::from_le_bytes(*first), m - 8)? << 32
+                | hex_word(u64::from_le_bytes(*last), 8)?,
+        )
+    } else {
+        None
+    }
+}
+
+/// The value of the `n` (1..=8) low bytes of `raw` (first byte lowest) as hex digits, if they are.
+#[inline(always)]
+fn hex_word(raw: u64, n: usize) -> Option<u64> {
+    let shift = 8 * (8usize.wrapping_sub(n) & 7);
+    let (x, used) = (raw << shift, (0x80 * ONES) << shift);
+    // Range tests on the 7 low bits (no carry between bytes); bytes >= 0x80 are excluded at the
+    // end. `| 0x20` folds 'A'..='F' to 'a'..='f' and leaves digits alone.
+    let x7 = x & (0x7F * ONES);
+    let lower = x7 | (0x20 * ONES);
+    let digit = (x7 + 0x50 * ONES) & !(x7 + 0x46 * ONES);
+    let letter = (lower + 0x1F * ONES) & !(lower + 0x19 * ONES);
+    if (digit | letter) & !x & used != used {
+        return None;
+    }
+    // Nibble values ('a' and 'A' are 0x_1 + 9), the most significant in the lowest byte; reversed
+    // and packed two, four, eight at a time.
+    let nibbles = (x & (0x0F * ONES)) + (letter & used) / 0x80 * 9;
+    let v = nibbles.swap_bytes();
+    let v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
+    let v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
+    Some((v | v >> 16) & 0xFFFF_FFFF)
+}
+
+/// The value of `[0-9]+(_[0-9]+)*` (exactly: the whole of `t`), at most 16 bytes, else `None`.
+///
+/// The bytes are placed at the top of a `u128` (last byte highest); after the checks, `'0'` is
+/// subtracted and each `'_'` byte is removed by moving the bytes below it up by one, from the
+/// lowest `'_'` up (which leaves the positions of the others alone); the zero bytes that come in
+/// below are leading zeros.
+#[inline(always)]
+fn underscored_digits(t: &[u8]) -> Option<u64> {
+    // Junk after the digits is the usual reason to be here: leave at once.
+    if !t.last()?.is_ascii_digit() {
+        return None;
+    }
+    let m = t.len();
+    let (lo, hi) = if m.wrapping_sub(1) < 8 {
+        (0, load_upto8(t) << (8 * (8 - m)))
+    } else if m <= 16 {
+        let (first, last) = (t.first_chunk::<8>()?, t.last_chunk::<8>()?);
+        (
+            u64::from_le_bytes(*first) << (8 * (16 - m)),
+            u64::from_le_bytes(*last),
+        )
+    } else {
+        return None;
+    };
+    let r = (hi as u128) << 64 | lo as u128;
+    let first_byte = 8 * (16 - m) as u32;
+    let used = (0x80 * ONES128) << first_byte;
+    // The '_' bytes exactly: the zero bytes of `r ^ '_'` (no carry between bytes).
+    let z = r ^ (0x5F * ONES128);
+    let underscores = !(((z & (0x7F * ONES128)) + 0x7F * ONES128) | z) & used;
+    let x7 = r & (0x7F * ONES128);
+    let digits = (x7 + 0x50 * ONES128) & !(x7 + 0x46 * ONES128) & !r & used;
+    // Every byte a digit or '_'; no '_' after another, last or first.
+    if digits | underscores != used
+        || underscores & (underscores << 8 | 1 << 127 | 0x80 << first_byte) != 0
+    {
+        return None;
+    }
+    let mut v = r - (used >> 7) * 0x30;
+    let mut u = underscores;
+    while u != 0 {
+        let at = u.trailing_zeros() - 7;
+        let below = (1u128 << at) - 1;
+        v = v & !(below | 0xFF << at) | (v & below) << 8;
+        u &= u - 1;
+    }
+    Some(swar_combine(v as u64) * 100_000_000 + swar_combine((v >> 64) as u64))
 }
 
 /// PostgreSQL 15 digits from `i`: `[0-9]+`, out of range as soon as the magnitude exceeds
@@ -454,54 +623,170 @@ mod tests {
         }
     }
 
+    /// `load_upto8` + `digit_word` + `swar_combine` on `b` (1..=8 bytes).
+    fn upto8_digits(b: &[u8]) -> Option<u64> {
+        let (y, bad) = digit_word(load_upto8(b), ZEROS, b.len());
+        (bad == 0).then(|| swar_combine(y))
+    }
+
+    /// `right_digits` + `swar_combine` on `b` (1..=8 bytes).
+    fn right_value(b: &[u8], neg: bool) -> Option<u64> {
+        let (y, bad) = right_digits(b, neg);
+        (bad == 0).then(|| swar_combine(y))
+    }
+
+    /// The value of `b` as decimal digits, by the standard library.
+    fn std_value(b: &[u8]) -> Option<u64> {
+        std::str::from_utf8(b)
+            .ok()?
+            .parse()
+            .ok()
+            .filter(|_| b.iter().all(u8::is_ascii_digit))
+    }
+
     #[test]
     fn swar_matches_scalar() {
         for s in [
             "00000000", "12345678", "99999999", "10000000", "87654321", "00000001",
         ] {
             let b: &[u8; 8] = s.as_bytes().try_into().unwrap();
-            assert_eq!(eight_digits(b), Some(s.parse::<u64>().unwrap()));
             for n in 1..=8 {
-                assert_eq!(
-                    upto8_digits(&b[8 - n..]),
-                    Some(s[8 - n..].parse::<u64>().unwrap())
-                );
-                assert_eq!(upto8_digits(&b[..n]), Some(s[..n].parse::<u64>().unwrap()));
+                for part in [&b[8 - n..], &b[..n]] {
+                    assert_eq!(upto8_digits(part), std_value(part));
+                    assert_eq!(right_value(part, false), std_value(part));
+                }
             }
         }
-        // every byte value in every position of every length
+        // every byte value in every position of every length, with and without a '-' first
         for n in 1..=8usize {
             for pos in 0..n {
                 for x in 0..=255u8 {
                     let mut b = *b"31415926";
                     b[pos] = x;
-                    let want = x.is_ascii_digit().then(|| {
-                        std::str::from_utf8(&b[..n])
-                            .unwrap()
-                            .parse::<u64>()
-                            .unwrap()
-                    });
+                    let want = std_value(&b[..n]);
                     assert_eq!(load_upto8(&b[..n]), {
                         let mut w = [0u8; 8];
                         w[..n].copy_from_slice(&b[..n]);
                         u64::from_le_bytes(w)
                     });
                     assert_eq!(upto8_digits(&b[..n]), want, "{n} {pos} {x}");
-                    if n == 8 {
-                        assert_eq!(eight_digits(&b), want, "{pos} {x}");
-                    }
+                    assert_eq!(right_value(&b[..n], false), want, "{n} {pos} {x}");
+                    let mut m = b;
+                    m[0] = b'-';
+                    assert_eq!(
+                        right_value(&m[..n], true),
+                        std_value(&m[1..n]).or((n == 1).then_some(0)),
+                        "-{n} {pos} {x}"
+                    );
                 }
             }
         }
         // two bad bytes: borrows and carries between them must not hide both
         for x in 0..=255u8 {
             for y in 0..=255u8 {
-                let b = [b'5', x, y, b'5', b'5', b'5', b'5', b'5'];
                 let ok = x.is_ascii_digit() && y.is_ascii_digit();
-                assert_eq!(eight_digits(&b).is_some(), ok, "{x} {y}");
-                assert_eq!(upto8_digits(&b[..3]).is_some(), ok, "{x} {y}");
+                let b = [b'5', x, y, b'5', b'5', b'5', b'5', b'5'];
+                for n in 3..=8 {
+                    assert_eq!(upto8_digits(&b[..n]).is_some(), ok, "{x} {y}");
+                    assert_eq!(right_value(&b[..n], false).is_some(), ok, "{x} {y}");
+                }
+                let b = [x, y, b'5', b'5', b'5', b'5', b'5', b'5'];
+                for n in 2..=8 {
+                    assert_eq!(upto8_digits(&b[..n]).is_some(), ok, "{x} {y}");
+                    assert_eq!(right_value(&b[..n], false).is_some(), ok, "{x} {y}");
+                }
+                let b = [b'-', x, y, b'5', b'5', b'5', b'5', b'5'];
+                for n in 3..=8 {
+                    assert_eq!(right_value(&b[..n], true).is_some(), ok, "-{x} {y}");
+                }
             }
         }
+    }
+
+    #[test]
+    fn hex_and_underscore_words() {
+        let hex = |b: &[u8]| -> Option<u64> {
+            let t = std::str::from_utf8(b).ok()?;
+            if t.is_empty() || t.len() > 16 || !t.bytes().all(|c| c.is_ascii_hexdigit()) {
+                return None;
+            }
+            u64::from_str_radix(t, 16).ok()
+        };
+        let underscored = |b: &[u8]| -> Option<u64> {
+            if b.len() > 16 || b.first() == Some(&b'_') || b.last() == Some(&b'_') {
+                return None;
+            }
+            if b.windows(2).any(|w| w == b"__") {
+                return None;
+            }
+            let digits: Vec<u8> = b.iter().copied().filter(|&c| c != b'_').collect();
+            if digits.is_empty()
+                || digits.len() + b.iter().filter(|&&c| c == b'_').count() != b.len()
+            {
+                return None;
+            }
+            std_value(&digits)
+        };
+        // every byte value in every position of every length
+        for n in 0..=17usize {
+            for pos in 0..n.max(1) {
+                for x in 0..=255u8 {
+                    let mut b = *b"7fA9c0E1d2B3f4a5F";
+                    if pos < n {
+                        b[pos] = x;
+                    }
+                    assert_eq!(hex_digits(&b[..n]), hex(&b[..n]), "{n} {pos} {x}");
+                    let mut d = *b"31415926535897932";
+                    if pos < n {
+                        d[pos] = x;
+                    }
+                    assert_eq!(
+                        underscored_digits(&d[..n]),
+                        underscored(&d[..n]),
+                        "{n} {pos} {x}"
+                    );
+                }
+            }
+        }
+        // all strings of up to 7 bytes over digits, '_' and junk, alone and next to longer ones
+        let alphabet = b"05_9x";
+        for n in 0..=7u32 {
+            for mut k in 0..5usize.pow(n) {
+                let mut b = Vec::new();
+                for _ in 0..n {
+                    b.push(alphabet[k % 5]);
+                    k /= 5;
+                }
+                assert_eq!(
+                    underscored_digits(&b),
+                    underscored(&b),
+                    "{:?}",
+                    String::from_utf8_lossy(&b)
+                );
+                for pad in [&b"1234567_8"[..], b"123456789", b"_1"] {
+                    let mut long = b.clone();
+                    long.extend_from_slice(pad);
+                    assert_eq!(
+                        underscored_digits(&long),
+                        underscored(&long),
+                        "{:?}",
+                        String::from_utf8_lossy(&long)
+                    );
+                    let mut long2 = pad.to_vec();
+                    long2.extend_from_slice(&b);
+                    assert_eq!(
+                        underscored_digits(&long2),
+                        underscored(&long2),
+                        "{:?}",
+                        String::from_utf8_lossy(&long2)
+                    );
+                }
+            }
+        }
+        assert_eq!(underscored_digits(b"1_234_567_890_12"), Some(123456789012));
+        assert_eq!(underscored_digits(b"9_9_9_9_9_9_9_9_"), None);
+        assert_eq!(underscored_digits(b"9_9_9_9_9_9_9_9_9"), None); // 17 bytes
+        assert_eq!(hex_digits(b"ffffffffFFFFFFFF"), Some(u64::MAX));
     }
 
     #[test]
@@ -835,27 +1120,34 @@ mod tests {
 
     #[test]
     fn fast_path_declines_exactly_non_canonical() {
-        for s in ["", "-", "+1", " 1", "1 ", "1_0", "0x1", "1x"] {
-            assert!(fast::<MAG32, 10>(s.as_bytes()).is_none(), "{s:?}");
+        for s in [
+            "", "-", "+1", " 1", "1 ", "1_0", "0x1", "1x", "--1", "-+1", "1-",
+        ] {
+            assert!(fast::<MAG32>(s.as_bytes()).is_none(), "{s:?}");
         }
-        assert!(fast::<MAG32, 10>(b"00000000000x").is_none());
-        assert!(fast::<MAG32, 10>(b"00000000000_1").is_none());
-        assert!(fast::<MAG32, 10>(b"12345678901").is_none()); // 11 significant digits
-        assert_eq!(fast::<MAG32, 10>(b"00000000001"), Some(Ok(1)));
-        assert_eq!(fast::<MAG32, 10>(b"-000000000000000000000"), Some(Ok(0)));
+        assert!(fast::<MAG32>(b"00000000000x").is_none());
+        assert!(fast::<MAG32>(b"00000000000_1").is_none());
+        assert!(fast::<MAG32>(b"12345678-01").is_none());
+        assert!(fast::<MAG32>(b"00000000000000001").is_none()); // 17 bytes: longer than 16
+        assert_eq!(fast::<MAG32>(b"12345678901"), Some(Err(Oor)));
+        assert_eq!(fast::<MAG32>(b"00000000001"), Some(Ok(1)));
+        assert_eq!(fast::<MAG32>(b"-000000000000000"), Some(Ok(0)));
+        assert_eq!(fast::<MAG32>(b"-002147483648"), Some(Ok(i32::MIN as i64)));
+        assert_eq!(fast::<MAG32>(b"-2147483648"), Some(Ok(-2147483648)));
+        assert_eq!(fast::<MAG32>(b"9999999999"), Some(Err(Oor)));
+        assert_eq!(fast::<MAG32>(b"9999999999999999"), Some(Err(Oor)));
         assert_eq!(
-            fast::<MAG32, 10>(b"-0000000000000000000002147483648"),
-            Some(Ok(i32::MIN as i64))
-        );
-        assert_eq!(fast::<MAG32, 10>(b"-2147483648"), Some(Ok(-2147483648)));
-        assert_eq!(fast::<MAG32, 10>(b"9999999999"), Some(Err(Oor)));
-        assert_eq!(
-            fast::<MAG64, 19>(b"1234567890123456789"),
+            fast::<MAG64>(b"1234567890123456789"),
             Some(Ok(1234567890123456789))
         );
-        assert_eq!(fast::<MAG64, 19>(b"12345678x0123456789"), None);
-        assert_eq!(fast::<MAG64, 19>(b"1234567890123456x89"), None);
-        assert_eq!(fast::<MAG16, 5>(b"-0"), Some(Ok(0)));
+        assert_eq!(fast::<MAG64>(b"-9223372036854775808"), Some(Ok(i64::MIN)));
+        assert_eq!(fast::<MAG64>(b"-9999999999999999999"), Some(Err(Oor)));
+        assert_eq!(fast::<MAG64>(b"99999999999999999999"), None); // 20 digits
+        assert_eq!(fast::<MAG64>(b"12345678x0123456789"), None);
+        assert_eq!(fast::<MAG64>(b"1234567890123456x89"), None);
+        assert_eq!(fast::<MAG64>(b"-234567890123456-89"), None);
+        assert_eq!(fast::<MAG16>(b"-0"), Some(Ok(0)));
+        assert_eq!(fast::<MAG16>(b"-"), None);
     }
 
     #[test]
