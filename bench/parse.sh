@@ -45,7 +45,8 @@ done
 {
   echo "# Integer parsing: fastcopy vs the server's pg_strtoint*"
   echo
-  echo "ns per value, 100,000 generated inputs × 30 passes, both parsers in the same backend on the same"
+  echo "ns per value (best of 5 alternating repetitions of 6 passes over 100,000 generated inputs), both parsers in"
+  echo "the same backend on the same"
   echo "NUL-terminated strings (\`fastcopy.bench_int_parser\`; the server's function called directly, without"
   echo "pgrx's per-call guard). Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-parse\` ($(date -u +%Y-%m-%d))."
   echo

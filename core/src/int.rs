@@ -372,7 +372,6 @@ fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
     };
     let (mag, end) = match g {
         Grammar::Pg15 => pg15_digits::<MAG>(s, i)?,
-        // `| 0x20` folds exactly 'X' to 'x', 'O' to 'o' and 'B' to 'b' (and nothing else to them).
         Grammar::Pg16 => {
             // The rest is one hex number, or decimal digits with underscores, then spaces: the
             // value, or out of range, as step by step; computed without a loop over the bytes.
@@ -384,6 +383,8 @@ fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
             if let Some(mag) = quick {
                 return finish::<MAG>(neg, mag);
             }
+            // `| 0x20` folds exactly 'X' to 'x', 'O' to 'o' and 'B' to 'b' (and nothing else to
+            // them).
             match (s.get(i), s.get(i + 1).map(|&c| c | 0x20)) {
                 (Some(b'0'), Some(b'x')) => pg16_digits::<MAG, 16>(s, i + 2)?,
                 (Some(b'0'), Some(b'o')) => pg16_digits::<MAG, 8>(s, i + 2)?,
