@@ -28,25 +28,24 @@
 //!    server itself writes, `-?[0-9]+` and nothing else, in up to 16 bytes (20 for `bigint`), on
 //!    which the grammars agree (the value, or out of range). It is built for mixed data, whose
 //!    length and sign change unpredictably from one field to the next: up to 8 bytes
-//!    ([`right_digits`]) there is no branch before the one that accepts the field. Two words are
-//!    built, the first and last 4 bytes (overlapping) and the first, middle and last byte, and
-//!    one is selected with a conditional move; below 4 bytes the 4-byte loads read a static zero
-//!    buffer instead of the slice. 9 to 16 bytes are the first and the last 8 bytes, 17 to 20
-//!    three words, one predictable branch away. Every load is at a fixed offset from the start
-//!    or the end of the field, so none waits for the sign, which only turns a leading `'-'` into
-//!    a 0 digit. All bytes are checked and converted at once with SWAR (subtract `'0'`, flag
-//!    bytes outside `0..=9` with an add, an OR and a mask, combine with two multiplies); at most
-//!    19 digits fit a `u64`, so one range check at the end replaces the per-digit overflow test.
-//!    Latency counts as much as instruction count: in a loop over fields, the core overlaps
-//!    consecutive fields only as far as its scheduler holds their instructions.
-//!    `examples/int_bench.rs` measures this choice against a digit-at-a-time loop, other SWAR
-//!    layouts and a length dispatch with branches.
-//! 2. **General path** ([`general`]), out of line: spaces, `+`, prefixes, underscores, junk,
-//!    longer numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the
-//!    fast digit code ([`magnitude`]) once spaces, sign and leading zeros are off. Under
+//!    ([`right_digits`]) there is no branch before the one that accepts the field: the word is the
+//!    OR of overlapping loads (the first and the last 4 bytes, the last 2, the first byte), and a
+//!    load longer than the slice reads a static zero buffer instead, its pointer chosen with a
+//!    conditional move. 9 to 16 bytes are the first and the last 8 bytes, 17 to 20 three words, one
+//!    predictable branch away. Every load is at a fixed offset from the start or the end of the
+//!    field, so none waits for the sign, which only turns a leading `'-'` into a 0 digit. All bytes
+//!    are checked and converted at once with SWAR (subtract `'0'`, flag bytes outside `0..=9` with
+//!    an add, an OR and a mask, combine with two multiplies); at most 19 digits fit a `u64`, so one
+//!    range check at the end replaces the per-digit overflow test. Latency counts as much as
+//!    instruction count: in a loop over fields, the core overlaps consecutive fields only as far as
+//!    its scheduler holds their instructions. `examples/int_bench.rs` measures this choice against
+//!    a digit-at-a-time loop, other SWAR layouts and a length dispatch with branches.
+//! 2. **General path** ([`general`]), out of line: spaces, `+`, prefixes, underscores, junk, longer
+//!    numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the fast
+//!    digit code ([`magnitude`]) once spaces, sign and leading zeros are off. Under
 //!    [`Grammar::Pg16`], a rest (after spaces and sign) that is one hex number (`0x` and up to 16
-//!    hex digits) or decimal digits with single underscores (up to 16 bytes), then spaces, has
-//!    only one possible error, out of range, and is converted with SWAR as well ([`hex_digits`],
+//!    hex digits) or decimal digits with single underscores (up to 16 bytes), then spaces, has only
+//!    one possible error, out of range, and is converted with SWAR as well ([`hex_digits`],
 //!    [`underscored_digits`]). Anything else goes through the chosen grammar step by step, in the
 //!    server's order, so that the choice between the two errors is the server's.
 //!
@@ -196,7 +195,7 @@ fn swar_combine(v: u64) -> u64 {
     a.wrapping_add(b) >> 32
 }
 
-/// Four zero bytes: where the 4-byte loads of [`quads`] read when the slice is shorter.
+/// Four zero bytes: where the loads of [`quads`] and [`last_pair`] read when the slice is shorter.
 static NO_QUAD: [u8; 4] = [0; 4];
 
 /// The first and the last 4 bytes of `b` if it has 4, else zeros; without a branch: the loads
@@ -212,25 +211,29 @@ fn quads(b: &[u8]) -> (u64, u64) {
 /// byte, zero bytes below: leading zeros), and its [`non_digit_flags`]. If `neg`, the first byte
 /// is `'-'` and counts as a 0 digit.
 ///
-/// No branch, and no read outside `b`: the length of mixed data is unpredictable. From 4 bytes on
-/// the word is the last 4 bytes at the top OR the first 4 bytes where the first byte goes (the
-/// overlapping bytes are equal); below 4 it is the last, middle and first byte. Both are computed
-/// and one is selected ([`quads`] reads zeros when `b` is shorter). No load depends on the sign:
-/// the sign only changes what is subtracted from the first byte (`'-'` instead of `'0'`). After
-/// the subtraction no borrow starts at a digit byte.
+/// No branch, and no read outside `b`: the length of mixed data is unpredictable. The word is
+/// the OR of the last 4 bytes at the top, the last 2 bytes at the top and the first 4 bytes and
+/// the first byte where the first byte goes; the loads of 4 and 2 bytes read zeros when `b` is
+/// shorter ([`quads`], [`last_pair`]), and all the bytes that land on the same place are the same
+/// byte of `b`, so OR is exact whatever the length. No load depends on the sign: the sign only
+/// changes what is subtracted from the first byte (`'-'` instead of `'0'`). After the
+/// subtraction no borrow starts at a digit byte.
 #[inline(always)]
 fn right_digits(b: &[u8], neg: bool) -> (u64, u64) {
     let n = b.len();
     let first_at = 64usize.wrapping_sub(n.wrapping_mul(8)) & 63; // bit position of the first byte
     let (lo, hi) = quads(b);
-    let four_up = hi << 32 | lo << first_at;
-    let at = |i: usize| b.get(i).copied().map_or(0, u64::from);
-    let below_four = at(n.wrapping_sub(1)) << 56
-        | at(n / 2) << ((first_at + 8 * (n / 2)) & 63)
-        | at(0) << first_at;
-    let raw = select_unpredictable(n >= 4, four_up, below_four);
+    let first = b.first().copied().map_or(0, u64::from);
+    let raw = hi << 32 | last_pair(b) << 48 | (lo | first) << first_at;
     let y = raw.wrapping_sub(signed_zeros(neg) << first_at);
     (y, non_digit_flags(y))
+}
+
+/// The last 2 bytes of `b` if it has 2, else zeros; without a branch, like [`quads`].
+#[inline(always)]
+fn last_pair(b: &[u8]) -> u64 {
+    let pair: &[u8] = select_unpredictable(b.len() >= 2, b, &NO_QUAD);
+    pair.last_chunk::<2>().map_or(0, |c| u16::from_le_bytes(*c)) as u64
 }
 
 /// The digit values of the `n` (1..=8) low bytes of `raw` (first byte lowest) minus `zeros`
@@ -250,18 +253,14 @@ fn signed_zeros(neg: bool) -> u64 {
     select_unpredictable(neg, ZEROS - (b'0' - b'-') as u64, ZEROS)
 }
 
-/// `b` (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the rest zero; as in
-/// [`right_digits`], without a branch and without a read outside `b`.
+/// `b` (`1 <= b.len() <= 8`) in the low bytes of a `u64`, first byte lowest, the rest zero; put
+/// together as in [`right_digits`], without a branch and without a read outside `b`.
 #[inline(always)]
 fn load_upto8(b: &[u8]) -> u64 {
     let n = b.len();
     let (lo, hi) = quads(b);
-    let four_up = lo | hi << (8 * (n.wrapping_sub(4) & 7));
-    let at = |i: usize| b.get(i).copied().map_or(0, u64::from);
-    let below_four = at(0)
-        | at(n / 2) << (8 * ((n / 2) & 7))
-        | at(n.wrapping_sub(1)) << (8 * (n.wrapping_sub(1) & 7));
-    select_unpredictable(n >= 4, four_up, below_four)
+    let first = b.first().copied().map_or(0, u64::from);
+    lo | first | last_pair(b) << (8 * (n.wrapping_sub(2) & 7)) | hi << (8 * (n.wrapping_sub(4) & 7))
 }
 
 /// The canonical-form fast path: `-?[0-9]+` and nothing else, in at most 16 bytes (20 for
