@@ -92,15 +92,21 @@ fn bench_int_parser(
         let ((s_ns, s_sum), (o_ns, o_sum)) = match bits {
             16 => (
                 time_server(&cstrs, per, |p| unsafe { pg_strtoint16(p) } as i64),
-                time_ours(&slices, per, |s| int::parse_i16(s, SERVER_GRAMMAR).map_or(0, i64::from)),
+                time_ours(&slices, per, |s| {
+                    int::parse_i16(s, SERVER_GRAMMAR).map_or(0, i64::from)
+                }),
             ),
             32 => (
                 time_server(&cstrs, per, |p| unsafe { pg_strtoint32(p) } as i64),
-                time_ours(&slices, per, |s| int::parse_i32(s, SERVER_GRAMMAR).map_or(0, i64::from)),
+                time_ours(&slices, per, |s| {
+                    int::parse_i32(s, SERVER_GRAMMAR).map_or(0, i64::from)
+                }),
             ),
             _ => (
                 time_server(&cstrs, per, |p| unsafe { pg_strtoint64(p) }),
-                time_ours(&slices, per, |s| int::parse_i64(s, SERVER_GRAMMAR).unwrap_or(0)),
+                time_ours(&slices, per, |s| {
+                    int::parse_i64(s, SERVER_GRAMMAR).unwrap_or(0)
+                }),
             ),
         };
         server_ns = server_ns.min(s_ns);

@@ -59,7 +59,11 @@ impl Extender {
     pub fn new(rel: pg_sys::Relation, ti_options: i32) -> Extender {
         let fillfactor = unsafe {
             let opts = (*rel).rd_options as *const pg_sys::StdRdOptions;
-            if opts.is_null() { 100 } else { (*opts).fillfactor as usize }
+            if opts.is_null() {
+                100
+            } else {
+                (*opts).fillfactor as usize
+            }
         };
         let save = BLCKSZ * (100 - fillfactor.clamp(10, 100)) / 100;
         let method = guc::EXTEND_METHOD.get();
@@ -86,7 +90,12 @@ impl Extender {
 
     /// Before a batch whose tuples take `bytes` (line pointers included) is inserted: extend
     /// the relation so that at least the pages it needs are waiting in the insert path.
-    pub fn before_insert(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, bytes: usize) {
+    pub fn before_insert(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        bytes: usize,
+    ) {
         if self.strategy == ExtendStrategy::Server {
             return;
         }
@@ -97,8 +106,16 @@ impl Extender {
                 ExtendStrategy::Fixed => self.cap,
                 _ => {
                     // sticky: start at what this batch needs, double after, never shrink
-                    self.step = if self.step == 0 { need.min(self.cap) } else { (self.step * 2).min(self.cap) };
-                    self.step.max(if self.method == ExtendMethod::Fallocate { 9 } else { 1 })
+                    self.step = if self.step == 0 {
+                        need.min(self.cap)
+                    } else {
+                        (self.step * 2).min(self.cap)
+                    };
+                    self.step.max(if self.method == ExtendMethod::Fallocate {
+                        9
+                    } else {
+                        1
+                    })
                 }
             };
             have += unsafe { self.extend(rel, bistate, step) };
@@ -126,7 +143,11 @@ impl Extender {
             let b = bistate as *const BulkInsertStateMirror;
             #[cfg(not(feature = "pg15"))]
             {
-                if (*b).next_free == INVALID_BLOCK { 0 } else { (*b).last_free - (*b).next_free + 1 }
+                if (*b).next_free == INVALID_BLOCK {
+                    0
+                } else {
+                    (*b).last_free - (*b).next_free + 1
+                }
             }
             #[cfg(feature = "pg15")]
             {
@@ -135,7 +156,11 @@ impl Extender {
                 if self.last_added == INVALID_BLOCK {
                     return 0;
                 }
-                let current = if (*b).current_buf != 0 { pg_sys::BufferGetBlockNumber((*b).current_buf) } else { 0 };
+                let current = if (*b).current_buf != 0 {
+                    pg_sys::BufferGetBlockNumber((*b).current_buf)
+                } else {
+                    0
+                };
                 self.last_added.saturating_sub(current)
             }
         }
@@ -144,7 +169,12 @@ impl Extender {
     /// Extends by `n` pages (in as many calls as the method and the buffer manager need) and
     /// hands them to the insert path; returns how many pages were added.
     #[cfg(not(feature = "pg15"))]
-    unsafe fn extend(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, n: u32) -> u32 {
+    unsafe fn extend(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        n: u32,
+    ) -> u32 {
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
             let mut buffers: Vec<pg_sys::Buffer> = Vec::new();
@@ -158,7 +188,11 @@ impl Extender {
                 };
                 buffers.resize(ask as usize, 0);
                 let mut got = 0u32;
-                let bmr = pg_sys::BufferManagerRelation { rel, smgr: std::ptr::null_mut(), relpersistence: 0 };
+                let bmr = pg_sys::BufferManagerRelation {
+                    rel,
+                    smgr: std::ptr::null_mut(),
+                    relpersistence: 0,
+                };
                 let first = pg_sys::ExtendBufferedRelBy(
                     bmr,
                     pg_sys::ForkNumber::MAIN_FORKNUM,
@@ -192,7 +226,12 @@ impl Extender {
     }
 
     #[cfg(feature = "pg15")]
-    unsafe fn extend(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState, n: u32) -> u32 {
+    unsafe fn extend(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        n: u32,
+    ) -> u32 {
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
             let lock = pg_sys::ExclusiveLock as pg_sys::LOCKMODE;
@@ -226,7 +265,11 @@ impl Extender {
 
 /// Enters new, empty pages `first..=last` into the free space map.
 #[cfg(not(feature = "pg15"))]
-unsafe fn record_free(rel: pg_sys::Relation, first: pg_sys::BlockNumber, last: pg_sys::BlockNumber) {
+unsafe fn record_free(
+    rel: pg_sys::Relation,
+    first: pg_sys::BlockNumber,
+    last: pg_sys::BlockNumber,
+) {
     unsafe {
         for blk in first..=last {
             pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);

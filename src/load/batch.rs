@@ -88,7 +88,8 @@ impl Batch {
             return;
         }
         unsafe {
-            self.extender.before_insert(target.rel, self.bistate, self.tuple_bytes);
+            self.extender
+                .before_insert(target.rel, self.bistate, self.tuple_bytes);
             let mem = (*target.econtext).ecxt_per_tuple_memory;
             let old = pg_sys::MemoryContextSwitchTo(mem);
             pg_sys::table_multi_insert(

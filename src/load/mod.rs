@@ -114,7 +114,11 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             Blocks::inline(reader, plan)
         };
         let mut block = RowBlock::placeholder();
-        let mut batch = Batch::new(&target, guc::max_buffered_tuples(), guc::max_buffered_bytes());
+        let mut batch = Batch::new(
+            &target,
+            guc::max_buffered_tuples(),
+            guc::max_buffered_bytes(),
+        );
         let mut stats = LoadStats::default();
         let mut pos = Position {
             verb: c"fastcopy.load",
