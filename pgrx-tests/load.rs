@@ -286,11 +286,6 @@ fn load_refuses_targets_it_cannot_load() {
          CREATE VIEW fc_view AS SELECT a FROM fc_base;
          CREATE MATERIALIZED VIEW fc_mat AS SELECT a FROM fc_base;
          CREATE SEQUENCE fc_seq;
-         CREATE TABLE fc_part (a int) PARTITION BY RANGE (a);
-         CREATE TABLE fc_fk (a int REFERENCES fc_base);
-         CREATE TABLE fc_trig (a int);
-         CREATE FUNCTION fc_trig_f() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN RETURN NEW; END';
-         CREATE TRIGGER t BEFORE INSERT ON fc_trig FOR EACH ROW EXECUTE FUNCTION fc_trig_f();
          CREATE TABLE fc_gen (a int, b int GENERATED ALWAYS AS (a * 2) STORED);",
     )
     .unwrap();
@@ -303,10 +298,6 @@ fn load_refuses_targets_it_cannot_load() {
         ("fc_view", "42809", "cannot copy to view"),
         ("fc_mat", "42809", "cannot copy to materialized view"),
         ("fc_seq", "42809", "cannot copy to sequence"),
-        ("fc_part", "0A000", "partitioned table"),
-        ("fc_fk", "0A000", "triggers"),
-        ("fc_trig", "0A000", "triggers"),
-        ("fc_gen", "0A000", "generated columns"),
     ] {
         let got = load(t, "");
         assert!(

@@ -25,7 +25,9 @@ CREATE FUNCTION fastcopy.load(
     escape          text    DEFAULT NULL,
     default_string  text    DEFAULT NULL,
     freeze          boolean DEFAULT false,
-    on_error        text    DEFAULT 'stop'
+    on_error        text    DEFAULT 'stop',
+    force_not_null  text[]  DEFAULT NULL,
+    force_null      text[]  DEFAULT NULL
 ) RETURNS fastcopy.load_result
 LANGUAGE c VOLATILE
 AS 'MODULE_PATHNAME', 'load_wrapper';
@@ -44,7 +46,9 @@ CREATE FUNCTION fastcopy.load_data(
     escape          text    DEFAULT NULL,
     default_string  text    DEFAULT NULL,
     freeze          boolean DEFAULT false,
-    on_error        text    DEFAULT 'stop'
+    on_error        text    DEFAULT 'stop',
+    force_not_null  text[]  DEFAULT NULL,
+    force_null      text[]  DEFAULT NULL
 ) RETURNS fastcopy.load_result
 LANGUAGE c VOLATILE
 AS 'MODULE_PATHNAME', 'load_data_wrapper';
@@ -61,9 +65,11 @@ CREATE FUNCTION fastcopy.load_data(
     escape          text    DEFAULT NULL,
     default_string  text    DEFAULT NULL,
     freeze          boolean DEFAULT false,
-    on_error        text    DEFAULT 'stop'
+    on_error        text    DEFAULT 'stop',
+    force_not_null  text[]  DEFAULT NULL,
+    force_null      text[]  DEFAULT NULL
 ) RETURNS fastcopy.load_result
 LANGUAGE c VOLATILE
 AS 'MODULE_PATHNAME', 'load_data_wrapper';
-COMMENT ON FUNCTION fastcopy.load_data(regclass, text, text[], text, text, text, boolean, text, text, text, boolean, text) IS
+COMMENT ON FUNCTION fastcopy.load_data(regclass, text, text[], text, text, text, boolean, text, text, text, boolean, text, text[], text[]) IS
   'Load the given text into a table like COPY target [(columns)] FROM STDIN WITH (options); needs only INSERT.';

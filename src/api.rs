@@ -65,6 +65,8 @@ fn load(
     default_string: Option<String>,
     freeze: Option<bool>,
     on_error: Option<String>,
+    force_not_null: Option<Vec<Option<String>>>,
+    force_null: Option<Vec<Option<String>>>,
 ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
     let relid = target_oid(target);
     check_read_server_files();
@@ -85,6 +87,8 @@ fn load(
         default_string,
         freeze,
         on_error,
+        force_not_null,
+        force_null,
     };
     result_row(load::run(relid, Source::File(path), &opts))
 }
@@ -104,6 +108,8 @@ fn load_data(
     default_string: Option<String>,
     freeze: Option<bool>,
     on_error: Option<String>,
+    force_not_null: Option<Vec<Option<String>>>,
+    force_null: Option<Vec<Option<String>>>,
 ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
     let relid = target_oid(target);
     let data = data.unwrap_or(b"");
@@ -118,6 +124,8 @@ fn load_data(
         default_string,
         freeze,
         on_error,
+        force_not_null,
+        force_null,
     };
     result_row(load::run(relid, Source::Data(data), &opts))
 }

@@ -115,3 +115,175 @@ pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
 #[cfg(not(any(feature = "pg15", feature = "pg16")))]
 pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
     pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;
+
+/// Whether `rel` was created, or got a new relfilenode (TRUNCATE), in the current
+/// subtransaction: COPY FREEZE's precondition.
+///
+/// # Safety
+/// `rel` is an open relation.
+pub unsafe fn new_in_current_subtransaction(rel: pg_sys::Relation) -> bool {
+    unsafe {
+        let current = pg_sys::GetCurrentSubTransactionId();
+        #[cfg(feature = "pg15")]
+        let new_file = (*rel).rd_newRelfilenodeSubid;
+        #[cfg(not(feature = "pg15"))]
+        let new_file = (*rel).rd_newRelfilelocatorSubid;
+        (*rel).rd_createSubid == current || new_file == current
+    }
+}
+
+/// The map from the partitioned root's rows to this leaf partition's (NULL if they match).
+///
+/// # Safety
+/// `leaf` came from `ExecFindPartition` on `estate`.
+pub unsafe fn root_to_child_map(
+    leaf: *mut pg_sys::ResultRelInfo,
+    estate: *mut pg_sys::EState,
+) -> *mut pg_sys::TupleConversionMap {
+    unsafe {
+        #[cfg(feature = "pg15")]
+        {
+            let _ = estate;
+            (*leaf).ri_RootToPartitionMap
+        }
+        #[cfg(not(feature = "pg15"))]
+        {
+            pg_sys::ExecGetRootToChildMap(leaf, estate)
+        }
+    }
+}
+
+/// Calls a type's input function, turning a failed conversion into `None` instead of an ERROR
+/// (`on_error => 'ignore'`). 16+: the soft-error path (`InputFunctionCallSafe`), as COPY 17
+/// does. 15 has none: the call runs in a subtransaction that is rolled back on ERROR.
+///
+/// # Safety
+/// `flinfo` is an input function's; `s` is NUL-terminated or NULL.
+pub unsafe fn input_soft(
+    flinfo: *mut pg_sys::FmgrInfo,
+    s: *mut std::ffi::c_char,
+    typioparam: pg_sys::Oid,
+    typmod: i32,
+) -> Option<pg_sys::Datum> {
+    unsafe {
+        #[cfg(not(feature = "pg15"))]
+        {
+            let mut escontext = pg_sys::ErrorSaveContext {
+                type_: pg_sys::NodeTag::T_ErrorSaveContext,
+                ..Default::default()
+            };
+            let mut out = pg_sys::Datum::from(0usize);
+            pg_sys::InputFunctionCallSafe(
+                flinfo,
+                s,
+                typioparam,
+                typmod,
+                &raw mut escontext as *mut pg_sys::Node,
+                &mut out,
+            )
+            .then_some(out)
+        }
+        #[cfg(feature = "pg15")]
+        {
+            let mem = pg_sys::CurrentMemoryContext;
+            let owner = pg_sys::CurrentResourceOwner;
+            pg_sys::BeginInternalSubTransaction(std::ptr::null());
+            pg_sys::MemoryContextSwitchTo(mem);
+            let out = pgrx::PgTryBuilder::new(|| {
+                Some(pg_sys::InputFunctionCall(flinfo, s, typioparam, typmod))
+            })
+            .catch_others(|_| None)
+            .execute();
+            if out.is_some() {
+                pg_sys::ReleaseCurrentSubTransaction();
+            } else {
+                pg_sys::RollbackAndReleaseCurrentSubTransaction();
+            }
+            pg_sys::MemoryContextSwitchTo(mem);
+            pg_sys::CurrentResourceOwner = owner;
+            out
+        }
+    }
+}
+
+/// Executor functions pgrx does not bind (their signatures are the same in 15, 16 and 17),
+/// each called through pgrx's FFI guard so that an ERROR unwinds as pgrx expects.
+#[allow(non_snake_case)]
+pub mod exec {
+    use pgrx::pg_sys::ffi::pg_guard_ffi_boundary;
+    use pgrx::pg_sys::{
+        CmdType, EState, ModifyTableState, PartitionTupleRouting, Relation, ResultRelInfo,
+        TupleTableSlot,
+    };
+
+    mod c {
+        use super::*;
+        unsafe extern "C-unwind" {
+            pub fn ExecSetupPartitionTupleRouting(
+                estate: *mut EState,
+                rel: Relation,
+            ) -> *mut PartitionTupleRouting;
+            pub fn ExecFindPartition(
+                mtstate: *mut ModifyTableState,
+                rootResultRelInfo: *mut ResultRelInfo,
+                proute: *mut PartitionTupleRouting,
+                slot: *mut TupleTableSlot,
+                estate: *mut EState,
+            ) -> *mut ResultRelInfo;
+            pub fn ExecCleanupTupleRouting(
+                mtstate: *mut ModifyTableState,
+                proute: *mut PartitionTupleRouting,
+            );
+            pub fn ExecComputeStoredGenerated(
+                resultRelInfo: *mut ResultRelInfo,
+                estate: *mut EState,
+                slot: *mut TupleTableSlot,
+                cmdtype: CmdType::Type,
+            );
+        }
+    }
+
+    pub unsafe fn ExecSetupPartitionTupleRouting(
+        estate: *mut EState,
+        rel: Relation,
+    ) -> *mut PartitionTupleRouting {
+        unsafe { pg_guard_ffi_boundary(|| c::ExecSetupPartitionTupleRouting(estate, rel)) }
+    }
+
+    pub unsafe fn ExecFindPartition(
+        mtstate: *mut ModifyTableState,
+        root: *mut ResultRelInfo,
+        proute: *mut PartitionTupleRouting,
+        slot: *mut TupleTableSlot,
+        estate: *mut EState,
+    ) -> *mut ResultRelInfo {
+        unsafe {
+            pg_guard_ffi_boundary(|| c::ExecFindPartition(mtstate, root, proute, slot, estate))
+        }
+    }
+
+    pub unsafe fn ExecCleanupTupleRouting(
+        mtstate: *mut ModifyTableState,
+        proute: *mut PartitionTupleRouting,
+    ) {
+        unsafe { pg_guard_ffi_boundary(|| c::ExecCleanupTupleRouting(mtstate, proute)) }
+    }
+
+    pub unsafe fn ExecComputeStoredGenerated(
+        rri: *mut ResultRelInfo,
+        estate: *mut EState,
+        slot: *mut TupleTableSlot,
+        cmdtype: CmdType::Type,
+    ) {
+        unsafe {
+            pg_guard_ffi_boundary(|| c::ExecComputeStoredGenerated(rri, estate, slot, cmdtype))
+        }
+    }
+}
+
+/// The pg_stat_progress_copy column for rows skipped by `on_error => 'ignore'`: 17 has COPY's
+/// own `tuples_skipped`; 15 and 16 have none, so `tuples_excluded` carries them.
+#[cfg(any(feature = "pg15", feature = "pg16"))]
+pub const PROGRESS_SKIPPED: i32 = pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as i32;
+#[cfg(not(any(feature = "pg15", feature = "pg16")))]
+pub const PROGRESS_SKIPPED: i32 = pg_sys::PROGRESS_COPY_TUPLES_SKIPPED as i32;

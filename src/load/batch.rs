@@ -1,6 +1,10 @@
-//! The insert buffer: up to `max_tuples` slots or `max_bytes` of input, inserted with one
-//! `table_multi_insert` per flush, then their index entries, as COPY's
-//! `CopyMultiInsertBufferFlush` does.
+//! The insert buffers, as COPY's `CopyMultiInsertInfo`: one [`Buffer`] per result relation
+//! (the target, or each leaf partition rows were routed to), flushed together once they hold
+//! `max_tuples` rows or `max_bytes` of input. A flush inserts each buffer's rows with one
+//! `table_multi_insert`, then per row its index entries and AFTER ROW triggers (foreign keys
+//! included), as `CopyMultiInsertBufferFlush` does. A relation with BEFORE ROW triggers gets
+//! its rows one at a time (a buffer flushed after every row, COPY's `CIM_SINGLE`), so that the
+//! triggers see every earlier row.
 
 use super::context::Position;
 use super::target::Target;
@@ -9,17 +13,17 @@ use crate::compat;
 use crate::extend::Extender;
 use pgrx::pg_sys;
 
-pub struct Batch {
+/// COPY's `MAX_PARTITION_BUFFERS`: buffers kept after a flush (least recently used dropped).
+const MAX_BUFFERS: usize = 32;
+
+/// The pending rows of one result relation.
+pub struct Buffer {
+    pub rri: *mut pg_sys::ResultRelInfo,
+    rel: pg_sys::Relation,
     slots: Vec<*mut pg_sys::TupleTableSlot>,
     linenos: Vec<u64>,
     used: usize,
-    bytes: usize,
-    max_tuples: usize,
-    max_bytes: usize,
     bistate: pg_sys::BulkInsertState,
-    cid: pg_sys::CommandId,
-    /// Where the fixed-width tuples of the current batch are formed.
-    pub arena: Arena,
     /// The slots' tuple descriptor (see `next_slot`).
     slot_desc: pg_sys::TupleDesc,
     /// `tuple::constant_flags` of the slots (all made alike).
@@ -27,41 +31,81 @@ pub struct Batch {
     /// Bytes the buffered tuples will take on heap pages (line pointers included).
     pub tuple_bytes: usize,
     /// Relation extension ahead of the heap (fastcopy.extend_strategy).
-    pub extender: Extender,
-    pub flushes: u64,
+    extender: Extender,
+    /// BEFORE ROW INSERT triggers: rows go one at a time.
+    pub before_row: bool,
+    /// AFTER ROW INSERT triggers or a transition table.
+    after_row: bool,
+    has_indexes: bool,
+    /// Stored generated columns to compute per row.
+    pub generated: bool,
+    /// NOT NULL or CHECK constraints to test per row.
+    pub has_constraints: bool,
+    /// Test the partition constraint per row: a partition loaded directly, or a routed row a
+    /// BEFORE ROW trigger may have changed.
+    pub partition_check: bool,
+    /// From the partitioned root's rows to this partition's, NULL when they match.
+    pub map: *mut pg_sys::TupleConversionMap,
+    last_used: u64,
 }
 
-impl Batch {
-    pub fn new(target: &Target, max_tuples: usize, max_bytes: usize) -> Batch {
+impl Buffer {
+    /// `routed`: a leaf partition found by tuple routing (else the target itself).
+    unsafe fn new(rri: *mut pg_sys::ResultRelInfo, target: &Target, routed: bool) -> Buffer {
         unsafe {
-            Batch {
+            let rel = (*rri).ri_RelationDesc;
+            if (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_FOREIGN_TABLE {
+                crate::error::raise(
+                    pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                    format!(
+                        "fastcopy.load does not support foreign partition \"{}\"",
+                        std::ffi::CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
+                            .to_string_lossy()
+                    ),
+                );
+            }
+            let trig = (*rri).ri_TrigDesc;
+            let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
+            let constr = (*(*rel).rd_att).constr;
+            let is_partition = (*(*rel).rd_rel).relispartition;
+            Buffer {
+                rri,
+                rel,
                 slots: Vec::new(),
                 linenos: Vec::new(),
                 used: 0,
-                bytes: 0,
-                max_tuples,
-                max_bytes,
                 bistate: pg_sys::GetBulkInsertState(),
-                cid: pg_sys::GetCurrentCommandId(true),
-                arena: Arena::new(),
                 slot_desc: std::ptr::null_mut(),
                 slot_flags: 0,
                 tuple_bytes: 0,
-                extender: Extender::new(target.rel, target.ti_options),
-                flushes: 0,
+                extender: Extender::new(rel, target.ti_options),
+                before_row,
+                after_row: !trig.is_null()
+                    && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table),
+                has_indexes: (*rri).ri_NumIndices > 0,
+                generated: !constr.is_null() && (*constr).has_generated_stored,
+                has_constraints: !constr.is_null()
+                    && ((*constr).has_not_null || (*constr).num_check > 0),
+                partition_check: is_partition && (!routed || before_row),
+                map: if routed {
+                    compat::root_to_child_map(rri, target.estate)
+                } else {
+                    std::ptr::null_mut()
+                },
+                last_used: 0,
             }
         }
     }
 
     /// The next empty heap-tuple slot (created on first use, reused after).
     #[inline]
-    pub fn next_slot(&mut self, target: &Target) -> *mut pg_sys::TupleTableSlot {
+    pub fn next_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
         if self.used == self.slots.len() {
             if self.slot_desc.is_null() {
                 // A copy of the relation's descriptor that is not reference-counted: slots of
                 // the relation's own would each pin it in the resource owner, and with
                 // thousands of slots every buffer pin of the insert path pays for that.
-                self.slot_desc = unsafe { pg_sys::CreateTupleDescCopy((*target.rel).rd_att) };
+                self.slot_desc = unsafe { pg_sys::CreateTupleDescCopy((*self.rel).rd_att) };
             }
             let slot = unsafe {
                 pg_sys::MakeSingleTupleTableSlot(self.slot_desc, &raw const pg_sys::TTSOpsHeapTuple)
@@ -73,61 +117,177 @@ impl Batch {
         self.slots[self.used]
     }
 
-    /// Records the row just stored in the slot from `next_slot`; true when the batch is full.
-    #[inline]
-    pub fn add(&mut self, line: u64, raw_len: usize) -> bool {
-        self.linenos[self.used] = line;
-        self.used += 1;
-        self.bytes += raw_len;
-        self.used >= self.max_tuples || self.bytes >= self.max_bytes
-    }
-
-    /// Inserts the buffered rows and their index entries; resets the batch memory.
-    pub fn flush(&mut self, target: &Target, pos: &mut Position) {
-        if self.used == 0 {
-            return;
-        }
+    /// Inserts the buffered rows, then their index entries and AFTER ROW triggers.
+    unsafe fn flush(&mut self, batch: &BatchState, target: &Target, pos: &mut Position) {
         unsafe {
             self.extender
-                .before_insert(target.rel, self.bistate, self.tuple_bytes);
+                .before_insert(self.rel, self.bistate, self.tuple_bytes);
             let mem = (*target.econtext).ecxt_per_tuple_memory;
             let old = pg_sys::MemoryContextSwitchTo(mem);
             pg_sys::table_multi_insert(
-                target.rel,
+                self.rel,
                 self.slots.as_mut_ptr(),
                 self.used as i32,
-                self.cid,
+                batch.cid,
                 target.ti_options,
                 self.bistate,
             );
             pg_sys::MemoryContextSwitchTo(old);
             for i in 0..self.used {
                 let slot = self.slots[i];
-                if target.has_indexes {
+                let mut recheck = std::ptr::null_mut();
+                if self.has_indexes || self.after_row {
                     pos.at_line(self.linenos[i]);
-                    let recheck = compat::insert_index_tuples(target.rri, slot, target.estate);
-                    pg_sys::list_free(recheck);
                 }
-                tuple::forget(slot, self.slot_flags);
+                if self.has_indexes {
+                    recheck = compat::insert_index_tuples(self.rri, slot, target.estate);
+                }
+                if self.after_row {
+                    pg_sys::ExecARInsertTriggers(
+                        target.estate,
+                        self.rri,
+                        slot,
+                        recheck,
+                        target.transition_capture,
+                    );
+                }
+                pg_sys::list_free(recheck);
+                if batch.fast {
+                    tuple::forget(slot, self.slot_flags);
+                } else {
+                    tuple::clear(slot);
+                }
             }
-            pg_sys::MemoryContextReset(mem);
         }
-        self.arena.reset();
         self.used = 0;
-        self.bytes = 0;
         self.tuple_bytes = 0;
-        self.flushes += 1;
     }
 
-    /// Ends the load's bulk insert (after the last flush).
-    pub fn finish(mut self, target: &Target) {
+    /// Ends this relation's bulk insert; returns (pages extended, extend calls).
+    unsafe fn finish(mut self, target: &Target) -> (u64, u64) {
         unsafe {
             for slot in self.slots.drain(..) {
                 pg_sys::ExecDropSingleTupleTableSlot(slot);
             }
-            self.extender.finish(target.rel, self.bistate);
+            self.extender.finish(self.rel, self.bistate);
             pg_sys::FreeBulkInsertState(self.bistate);
-            pg_sys::table_finish_bulk_insert(target.rel, target.ti_options);
+            pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
+        }
+        (self.extender.pages_extended, self.extender.extend_calls)
+    }
+}
+
+/// What every buffer's flush needs from the batch.
+struct BatchState {
+    cid: pg_sys::CommandId,
+    /// Tuples are formed into the arena and stored by `tuple::store` (see `Target::fast`).
+    fast: bool,
+}
+
+pub struct Batch {
+    /// For a plain target, its one buffer (index 0); for a partitioned one, per partition.
+    pub buffers: Vec<Buffer>,
+    state: BatchState,
+    used: usize,
+    bytes: usize,
+    max_tuples: usize,
+    max_bytes: usize,
+    tick: u64,
+    /// Where the fixed-width tuples of the current batch are formed.
+    pub arena: Arena,
+    pub flushes: u64,
+    /// Extension counts of buffers already dropped.
+    pub pages_extended: u64,
+    pub extend_calls: u64,
+}
+
+impl Batch {
+    pub fn new(target: &Target, max_tuples: usize, max_bytes: usize) -> Batch {
+        let buffers = if target.routing.is_some() {
+            Vec::new()
+        } else {
+            vec![unsafe { Buffer::new(target.rri, target, false) }]
+        };
+        Batch {
+            buffers,
+            state: BatchState {
+                cid: unsafe { pg_sys::GetCurrentCommandId(true) },
+                fast: target.fast,
+            },
+            used: 0,
+            bytes: 0,
+            max_tuples,
+            max_bytes,
+            tick: 0,
+            arena: Arena::new(),
+            flushes: 0,
+            pages_extended: 0,
+            extend_calls: 0,
+        }
+    }
+
+    /// The buffer of a leaf partition `ExecFindPartition` returned (made on first use).
+    pub fn buffer_for(&mut self, rri: *mut pg_sys::ResultRelInfo, target: &Target) -> usize {
+        let i = match self.buffers.iter().position(|b| b.rri == rri) {
+            Some(i) => i,
+            None => {
+                self.buffers.push(unsafe { Buffer::new(rri, target, true) });
+                self.buffers.len() - 1
+            }
+        };
+        self.tick += 1;
+        self.buffers[i].last_used = self.tick;
+        i
+    }
+
+    /// Pending rows, all buffers together.
+    #[inline]
+    pub fn pending(&self) -> usize {
+        self.used
+    }
+
+    /// Records the row just stored in buffer `b`'s `next_slot`; true when the batch must be
+    /// flushed (full, or `b` takes rows one at a time).
+    #[inline]
+    pub fn add(&mut self, b: usize, line: u64, raw_len: usize) -> bool {
+        let buf = &mut self.buffers[b];
+        buf.linenos[buf.used] = line;
+        buf.used += 1;
+        self.used += 1;
+        self.bytes += raw_len;
+        self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.before_row
+    }
+
+    /// Inserts every buffered row; resets the batch memory; keeps at most `MAX_BUFFERS`
+    /// buffers (the least recently used go first).
+    pub fn flush(&mut self, target: &Target, pos: &mut Position) {
+        if self.used == 0 {
+            return;
+        }
+        for buf in self.buffers.iter_mut().filter(|b| b.used > 0) {
+            unsafe { buf.flush(&self.state, target, pos) };
+        }
+        unsafe { pg_sys::MemoryContextReset((*target.econtext).ecxt_per_tuple_memory) };
+        self.arena.reset();
+        self.used = 0;
+        self.bytes = 0;
+        self.flushes += 1;
+        while self.buffers.len() > MAX_BUFFERS {
+            let oldest = (0..self.buffers.len())
+                .min_by_key(|&i| self.buffers[i].last_used)
+                .unwrap();
+            let (pages, calls) = unsafe { self.buffers.swap_remove(oldest).finish(target) };
+            self.pages_extended += pages;
+            self.extend_calls += calls;
+        }
+    }
+
+    /// Ends the load's bulk inserts (after the last flush).
+    pub fn finish(&mut self, target: &Target) {
+        for buf in self.buffers.drain(..) {
+            let (pages, calls) = unsafe { buf.finish(target) };
+            self.pages_extended += pages;
+            self.extend_calls += calls;
         }
     }
 }

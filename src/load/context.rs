@@ -188,6 +188,15 @@ impl Progress {
     }
 }
 
+impl Progress {
+    /// Rows skipped by `on_error => 'ignore'` (see `compat::PROGRESS_SKIPPED`).
+    pub fn skipped(&self, rows: u64) {
+        unsafe {
+            pg_sys::pgstat_progress_update_param(crate::compat::PROGRESS_SKIPPED, rows as i64)
+        }
+    }
+}
+
 impl Drop for Progress {
     fn drop(&mut self) {
         unsafe { pg_sys::pgstat_progress_end_command() }

@@ -13,6 +13,7 @@ pub mod options;
 mod target;
 mod tuple;
 
+use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
 use crate::guc;
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
@@ -76,7 +77,9 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     let started = std::time::Instant::now();
     let reader_opts = options::reader_options(opts, server_major());
     let with_defaults = reader_opts.default.is_some();
-    let target = Target::open(relid, opts.columns.as_deref(), with_defaults);
+    let mut target = Target::open(relid, opts, with_defaults);
+    target.null_marker = std::ffi::CString::new(reader_opts.null.clone()).unwrap_or_default();
+    let ignore = opts.ignore_errors();
 
     let (input, from_file, total) = match source {
         Source::File(path) => {
@@ -98,6 +101,8 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             .columns
             .iter()
             .map(|c| match c.conv {
+                // FORCE_(NOT_)NULL decide on the raw field, on this thread
+                _ if c.force_null || c.force_not_null => None,
                 Converter::Int2 => Some(IntWidth::I16),
                 Converter::Int4 => Some(IntWidth::I32),
                 Converter::Int8 => Some(IntWidth::I64),
@@ -140,17 +145,27 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
             for (r, row) in block.rows().iter().enumerate() {
                 // SAFETY: the callback only reads `pos` while we are inside a PostgreSQL call.
                 let pos = unsafe { &mut *pos_ptr };
-                load_row(
+                if !convert_row(
                     &target,
                     row,
                     block.ints(r),
                     &mut values,
                     &mut nulls,
-                    &mut batch,
+                    ignore,
                     pos,
-                );
+                ) {
+                    stats.rows_skipped += 1;
+                    progress.skipped(stats.rows_skipped);
+                    continue;
+                }
+                let full = if target.fast {
+                    Some(unsafe { store_fast(&target, &values, &nulls, row, &mut batch) })
+                } else {
+                    unsafe { store_routed(&target, &values, &nulls, row, &mut batch, pos) }
+                };
+                let Some(full) = full else { continue };
                 stats.rows_loaded += 1;
-                if batch.add(row.line_no(), row.raw_len()) {
+                if full {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
                     progress.update(block.bytes_read, stats.rows_loaded);
                 }
@@ -167,13 +182,28 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
         }
         batch.flush(&target, unsafe { &mut *pos_ptr });
         progress.update(stats.bytes_read, stats.rows_loaded);
-        stats.flushes = batch.flushes;
-        stats.pages_extended = batch.extender.pages_extended;
-        stats.extend_calls = batch.extender.extend_calls;
         batch.finish(&target);
+        stats.flushes = batch.flushes;
+        stats.pages_extended = batch.pages_extended;
+        stats.extend_calls = batch.extend_calls;
+        // As in COPY, AFTER STATEMENT triggers and the queued AFTER ROW ones (foreign key
+        // checks) run after the line context is gone.
         drop(guard);
-        drop(progress);
         target.close();
+        drop(progress);
+        if stats.rows_skipped > 0 {
+            let n = stats.rows_skipped;
+            let msg = if n == 1 {
+                format!("{n} row was skipped due to data type incompatibility")
+            } else {
+                format!("{n} rows were skipped due to data type incompatibility")
+            };
+            pgrx::ereport!(
+                PgLogLevel::NOTICE,
+                PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+                msg
+            );
+        }
         stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
         stats
     })
@@ -290,18 +320,18 @@ fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
-/// Converts one row into a tuple in the batch (field count, conversions, defaults,
-/// constraints), as COPY's `NextCopyFrom` and the checks that follow it in `CopyFrom`.
+/// Converts one row into `values`/`nulls` (field count, conversions, defaults), as COPY's
+/// `NextCopyFrom`. False when a value did not convert and `ignore` is set (the row is skipped).
 #[inline]
-fn load_row(
+fn convert_row(
     target: &Target,
     row: &Row,
     ints: &[Option<i64>],
     values: &mut [pg_sys::Datum],
     nulls: &mut [bool],
-    batch: &mut Batch,
+    ignore: bool,
     pos: &mut Position,
-) {
+) -> bool {
     pos.at_line(row.line_no());
     let ncols = target.columns.len();
     if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
@@ -322,9 +352,13 @@ fn load_row(
                     format!("missing data for column \"{}\"", col.name.to_string_lossy()),
                 );
             }
-            let (datum, isnull) = match ints.get(i) {
-                Some(Some(v)) => (pg_sys::Datum::from(*v), false),
-                _ => convert(col, row.field(i), pos, target),
+            let converted = match ints.get(i) {
+                Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
+                _ => convert(col, row.field(i), pos, target, ignore),
+            };
+            let Some((datum, isnull)) = converted else {
+                pg_sys::MemoryContextSwitchTo(old);
+                return false;
             };
             values[col.index] = datum;
             nulls[col.index] = isnull;
@@ -338,50 +372,128 @@ fn load_row(
             values[f.index] = eval(f.expr, target.econtext, &mut isnull);
             nulls[f.index] = isnull;
         }
-        let tuple = target.former.form(&mut batch.arena, values, nulls);
-        // its place on a heap page: MAXALIGNed tuple and a line pointer
-        batch.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
         pg_sys::MemoryContextSwitchTo(old);
-        let slot = batch.next_slot(target);
-        tuple::store(slot, tuple, target.relid, batch.slot_flags);
-        if target.has_constraints {
+    }
+    true
+}
+
+/// The short path (`Target::fast`): the tuple is formed straight into batch memory and
+/// checked against NOT NULL, CHECK and partition constraints. True when the batch is full.
+#[inline]
+unsafe fn store_fast(
+    target: &Target,
+    values: &[pg_sys::Datum],
+    nulls: &[bool],
+    row: &Row,
+    batch: &mut Batch,
+) -> bool {
+    unsafe {
+        let mem = target.batch_memory();
+        let old = pg_sys::MemoryContextSwitchTo(mem.value());
+        let tuple = target.former.form(&mut batch.arena, values, nulls);
+        pg_sys::MemoryContextSwitchTo(old);
+        let buf = &mut batch.buffers[0];
+        // its place on a heap page: MAXALIGNed tuple and a line pointer
+        buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+        let slot = buf.next_slot();
+        tuple::store(slot, tuple, target.relid, buf.slot_flags);
+        if buf.has_constraints {
             pg_sys::ExecConstraints(target.rri, slot, target.estate);
         }
+        if buf.partition_check {
+            pg_sys::ExecPartitionCheck(target.rri, slot, target.estate, true);
+        }
+        batch.add(0, row.line_no(), row.raw_len())
+    }
+}
+
+/// The executor path, in `CopyFrom`'s order: partition routing, BEFORE ROW triggers, stored
+/// generated columns, constraints. `None` when a BEFORE ROW trigger skipped the row, else
+/// whether the batch must be flushed now.
+unsafe fn store_routed(
+    target: &Target,
+    values: &[pg_sys::Datum],
+    nulls: &[bool],
+    row: &Row,
+    batch: &mut Batch,
+    pos: &mut Position,
+) -> Option<bool> {
+    unsafe {
+        let input = target.input_slot;
+        tuple::store_values(input, values, nulls);
+        let b = match &target.routing {
+            Some(r) => {
+                let leaf = compat::exec::ExecFindPartition(
+                    r.mtstate,
+                    target.rri,
+                    r.proute,
+                    input,
+                    target.estate,
+                );
+                batch.buffer_for(leaf, target)
+            }
+            None => 0,
+        };
+        let buf = &mut batch.buffers[b];
+        let (rri, map) = (buf.rri, buf.map);
+        // The row gets a copy of its own (in the slot's memory): a flush below resets the
+        // batch memory its values are in.
+        let slot = buf.next_slot();
+        if map.is_null() {
+            tuple::copy(slot, input);
+        } else {
+            pg_sys::execute_attr_map_slot((*map).attrMap, input, slot);
+            tuple::materialize(slot);
+        }
+        (*slot).tts_tableOid = (*(*rri).ri_RelationDesc).rd_id;
+        if buf.before_row && batch.pending() > 0 {
+            // rows before this one are visible to its triggers, as in COPY
+            batch.flush(target, pos);
+            pos.at_line(row.line_no());
+        }
+        let b = batch.buffers.iter().position(|x| x.rri == rri).unwrap();
+        let buf = &mut batch.buffers[b];
+        if buf.before_row && !pg_sys::ExecBRInsertTriggers(target.estate, rri, slot) {
+            tuple::clear(slot);
+            return None;
+        }
+        if buf.generated {
+            compat::exec::ExecComputeStoredGenerated(
+                rri,
+                target.estate,
+                slot,
+                pg_sys::CmdType::CMD_INSERT,
+            );
+        }
+        if buf.has_constraints {
+            pg_sys::ExecConstraints(rri, slot, target.estate);
+        }
+        if buf.partition_check {
+            pg_sys::ExecPartitionCheck(rri, slot, target.estate, true);
+        }
+        tuple::materialize(slot);
+        let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
+        buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+        Some(batch.add(b, row.line_no(), row.raw_len()))
     }
 }
 
 /// One field to a Datum: ints through the fastcopy parser, others through the input function.
+/// `None` when the value does not convert and `ignore` is set.
 #[inline(always)]
 unsafe fn convert(
     col: &target::Column,
     field: Field<'_>,
     pos: &mut Position,
     target: &Target,
-) -> (pg_sys::Datum, bool) {
+    ignore: bool,
+) -> Option<(pg_sys::Datum, bool)> {
     let bytes = match field {
-        Field::Value(b) => b,
-        Field::Null => {
-            pos.value_is_null = true;
-            return match &col.conv {
-                // Domains have their own input function: call it with NULL so that their
-                // NOT NULL constraints are checked, as COPY does.
-                Converter::Input {
-                    flinfo,
-                    typioparam,
-                    typmod,
-                } => unsafe {
-                    let fl = flinfo.as_ref() as *const _ as *mut pg_sys::FmgrInfo;
-                    let d =
-                        pg_sys::InputFunctionCall(fl, std::ptr::null_mut(), *typioparam, *typmod);
-                    pos.value_is_null = false;
-                    (d, true)
-                },
-                _ => {
-                    pos.value_is_null = false;
-                    (pg_sys::Datum::from(0usize), true)
-                }
-            };
-        }
+        Field::Value(b) if col.force_null && b == target.null_marker.as_bytes() => None,
+        Field::Value(b) => Some(b),
+        // with FORCE_NOT_NULL the marker is the value (NUL-terminated in `null_marker`)
+        Field::Null if col.force_not_null => Some(target.null_marker.as_bytes()),
+        Field::Null => None,
         Field::Default => {
             let Some(expr) = col.default else {
                 raise_detail(
@@ -395,34 +507,70 @@ unsafe fn convert(
             };
             let mut isnull = false;
             let d = unsafe { ((*expr).evalfunc.unwrap())(expr, target.econtext, &mut isnull) };
-            return (d, isnull);
+            return Some((d, isnull));
         }
     };
+    let Some(bytes) = bytes else {
+        // Domains have their own input function: call it with NULL so that their NOT NULL
+        // constraints are checked, as COPY does.
+        return match &col.conv {
+            Converter::Input {
+                flinfo,
+                typioparam,
+                typmod,
+            } => unsafe {
+                pos.value_is_null = true;
+                let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, ignore);
+                pos.value_is_null = false;
+                d.map(|d| (d, true))
+            },
+            _ => Some((pg_sys::Datum::from(0usize), true)),
+        };
+    };
     pos.value = bytes.as_ptr() as *const c_char;
-    match &col.conv {
-        Converter::Int4 => match int::parse_i32(bytes, SERVER_GRAMMAR) {
-            Ok(v) => (pg_sys::Datum::from(v), false),
-            Err(e) => raise_int_error(e, bytes, "integer"),
-        },
-        Converter::Int8 => match int::parse_i64(bytes, SERVER_GRAMMAR) {
-            Ok(v) => (pg_sys::Datum::from(v), false),
-            Err(e) => raise_int_error(e, bytes, "bigint"),
-        },
-        Converter::Int2 => match int::parse_i16(bytes, SERVER_GRAMMAR) {
-            Ok(v) => (pg_sys::Datum::from(v), false),
-            Err(e) => raise_int_error(e, bytes, "smallint"),
-        },
+    let parsed = match &col.conv {
+        Converter::Int4 => int::parse_i32(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "integer")),
+        Converter::Int8 => int::parse_i64(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "bigint")),
+        Converter::Int2 => int::parse_i16(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "smallint")),
         Converter::Input {
             flinfo,
             typioparam,
             typmod,
-        } => unsafe {
+        } => {
             // The reader guarantees a NUL after every value.
-            let fl = flinfo.as_ref() as *const _ as *mut pg_sys::FmgrInfo;
-            let d =
-                pg_sys::InputFunctionCall(fl, bytes.as_ptr() as *mut c_char, *typioparam, *typmod);
-            (d, false)
-        },
+            let s = bytes.as_ptr() as *mut c_char;
+            return unsafe { input(flinfo, s, *typioparam, *typmod, ignore) }.map(|d| (d, false));
+        }
+    };
+    match parsed {
+        Ok(d) => Some((d, false)),
+        Err(_) if ignore => None,
+        Err((e, type_name)) => raise_int_error(e, bytes, type_name),
+    }
+}
+
+/// A type's input function; with `ignore`, a value it rejects gives `None` instead of ERROR.
+#[inline(always)]
+unsafe fn input(
+    flinfo: &pg_sys::FmgrInfo,
+    s: *mut c_char,
+    typioparam: pg_sys::Oid,
+    typmod: i32,
+    ignore: bool,
+) -> Option<pg_sys::Datum> {
+    let fl = flinfo as *const _ as *mut pg_sys::FmgrInfo;
+    unsafe {
+        if ignore {
+            compat::input_soft(fl, s, typioparam, typmod)
+        } else {
+            Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod))
+        }
     }
 }
 

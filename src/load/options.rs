@@ -17,6 +17,16 @@ pub struct LoadOptions {
     pub default_string: Option<String>,
     pub freeze: Option<bool>,
     pub on_error: Option<String>,
+    pub force_not_null: Option<Vec<Option<String>>>,
+    pub force_null: Option<Vec<Option<String>>>,
+}
+
+impl LoadOptions {
+    /// `on_error => 'ignore'`: rows whose values do not convert are skipped (checked by
+    /// `reader_options` first).
+    pub fn ignore_errors(&self) -> bool {
+        self.on_error.as_deref() == Some("ignore")
+    }
 }
 
 fn refuse(code: PgSqlErrorCode, msg: &str) -> ! {
@@ -148,18 +158,21 @@ pub fn reader_options(o: &LoadOptions, server_major: u32) -> Options {
             );
         }
     }
-    if o.freeze.unwrap_or(false) {
+    if !csv && o.force_not_null.is_some() {
         refuse(
             ERRCODE_FEATURE_NOT_SUPPORTED,
-            "fastcopy.load does not support freeze yet",
+            "COPY force not null available only in CSV mode",
+        );
+    }
+    if !csv && o.force_null.is_some() {
+        refuse(
+            ERRCODE_FEATURE_NOT_SUPPORTED,
+            "COPY force null available only in CSV mode",
         );
     }
     match o.on_error.as_deref().unwrap_or("stop") {
         "stop" => {}
-        "ignore" => refuse(
-            ERRCODE_FEATURE_NOT_SUPPORTED,
-            "fastcopy.load does not support on_error 'ignore' yet",
-        ),
+        "ignore" => {}
         other => refuse(
             ERRCODE_INVALID_PARAMETER_VALUE,
             &format!("COPY ON_ERROR \"{other}\" not recognized"),

@@ -214,3 +214,36 @@ pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
                 as u16)
     }
 }
+
+/// `ExecClearTuple` (a static inline function in C).
+#[inline]
+pub unsafe fn clear(slot: *mut pg_sys::TupleTableSlot) {
+    unsafe { ((*(*slot).tts_ops).clear.unwrap())(slot) }
+}
+
+/// `ExecCopySlot`: `dst` gets its own copy of `src`'s tuple.
+#[inline]
+pub unsafe fn copy(dst: *mut pg_sys::TupleTableSlot, src: *mut pg_sys::TupleTableSlot) {
+    unsafe { ((*(*dst).tts_ops).copyslot.unwrap())(dst, src) }
+}
+
+/// `ExecMaterializeSlot`: the slot's tuple no longer points into anything else.
+#[inline]
+pub unsafe fn materialize(slot: *mut pg_sys::TupleTableSlot) {
+    unsafe { ((*(*slot).tts_ops).materialize.unwrap())(slot) }
+}
+
+/// Stores `values`/`nulls` in `slot` as a virtual tuple (the Datums are not copied).
+#[inline]
+pub unsafe fn store_values(
+    slot: *mut pg_sys::TupleTableSlot,
+    values: &[pg_sys::Datum],
+    nulls: &[bool],
+) {
+    unsafe {
+        clear(slot);
+        std::ptr::copy_nonoverlapping(values.as_ptr(), (*slot).tts_values, values.len());
+        std::ptr::copy_nonoverlapping(nulls.as_ptr(), (*slot).tts_isnull, nulls.len());
+        pg_sys::ExecStoreVirtualTuple(slot);
+    }
+}
