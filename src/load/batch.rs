@@ -80,8 +80,10 @@ impl Buffer {
                 tuple_bytes: 0,
                 extender: Extender::new(rel, target.ti_options),
                 before_row,
-                after_row: !trig.is_null()
-                    && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table),
+                // a transition table of the root collects the rows of every partition
+                after_row: !target.transition_capture.is_null()
+                    || (!trig.is_null()
+                        && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table)),
                 has_indexes: (*rri).ri_NumIndices > 0,
                 generated: !constr.is_null() && (*constr).has_generated_stored,
                 has_constraints: !constr.is_null()
