@@ -103,6 +103,7 @@ COPY (SELECT 'x' || g, g FROM generate_series(1, 1000) g) TO '$(f gen_ca)';
 COPY (SELECT g, g % 4, 'v' || g, g * 3 FROM generate_series(1, 3000) g) TO '$(f part)';
 COPY (SELECT g, CASE g WHEN 500 THEN 7 ELSE g % 3 END FROM generate_series(1, 999) g) TO '$(f pn_bad)';
 COPY (SELECT g, 0 FROM generate_series(1, 500) g) TO '$(f p0_ok)';
+COPY (SELECT g, g % 2 FROM generate_series(1, 500) g) TO '$(f ptt)';
 COPY (SELECT g, CASE g WHEN 300 THEN 1 ELSE 0 END FROM generate_series(1, 500) g) TO '$(f p0_bad)';
 COPY (SELECT g, CASE g WHEN 700 THEN NULL ELSE g % 7 END, 'r' || g FROM generate_series(1, 1000) g) TO '$(f nn)';
 CREATE TABLE sem.bad (g int, col text, val text);
@@ -266,6 +267,16 @@ END $$;
 CREATE TRIGGER a AFTER INSERT ON @pt FOR EACH ROW EXECUTE FUNCTION @pt_log();
 CREATE TRIGGER s AFTER INSERT ON @pt FOR EACH STATEMENT EXECUTE FUNCTION @pt_log();
 CREATE TRIGGER s BEFORE INSERT ON @pt_1 FOR EACH STATEMENT EXECUTE FUNCTION @pt_log();
+CREATE FUNCTION @pt_new() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO @pt_audit SELECT 'NEW TABLE', count(*), sum(k) || ' ' || md5(string_agg(v, ',' ORDER BY k)) FROM n; RETURN NULL; END $$;
+CREATE TRIGGER n AFTER INSERT ON @pt REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION @pt_new();
+CREATE TABLE @ptt (k int, r int) PARTITION BY LIST (r);             -- only a transition table
+CREATE TABLE @ptt_0 PARTITION OF @ptt FOR VALUES IN (0);
+CREATE TABLE @ptt_1 PARTITION OF @ptt DEFAULT;
+CREATE TABLE @ptt_audit (n bigint, s bigint);
+CREATE FUNCTION @ptt_new() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN INSERT INTO @ptt_audit SELECT count(*), sum(k) FROM n; RETURN NULL; END $$;
+CREATE TRIGGER n AFTER INSERT ON @ptt REFERENCING NEW TABLE AS n FOR EACH STATEMENT EXECUTE FUNCTION @ptt_new();
 CREATE TABLE @pn (k int, r int) PARTITION BY LIST (r);
 CREATE TABLE @pn_0 PARTITION OF @pn FOR VALUES IN (0);
 CREATE TABLE @pn_1 PARTITION OF @pn FOR VALUES IN (1);
@@ -274,8 +285,11 @@ SQL
 cn=$(psql -c "SELECT sem.copy_count(\$s\$COPY c_pt FROM '$(f part)'\$s\$)" 2>&1)
 fn=$(psql -c "SELECT rows_loaded FROM fastcopy.load('f_pt', '$(f part)')" 2>&1)
 r=$(cmp pt pt_0 pt_1 pt_2 pt_2a pt_2b pt_def pt_audit)
-check "partitioned table, rows interleaved over 3 partitions (one sub-partitioned) + DEFAULT: $r, rows copy $cn fastcopy $fn" \
-  '[ "$r" = "pt=3000 pt_0=750 pt_1=750 pt_2=750 pt_2a=375 pt_2b=375 pt_def=750 pt_audit=3001" ] && [ "$cn" = 3000 ] && [ "$fn" = 3000 ]'
+check "partitioned table, rows interleaved over 3 partitions (one sub-partitioned) + DEFAULT, with a transition table on the root: $r, rows copy $cn fastcopy $fn" \
+  '[ "$r" = "pt=3000 pt_0=750 pt_1=750 pt_2=750 pt_2a=375 pt_2b=375 pt_def=750 pt_audit=3002" ] && [ "$cn" = 3000 ] && [ "$fn" = 3000 ]'
+same_ok "partitioned table whose only trigger has a transition table (rows of every partition in it)" \
+  "ptt=500 ptt_0=250 ptt_1=250 ptt_audit=1" \
+  "COPY c_ptt FROM '$(f ptt)'" "SELECT fastcopy.load('f_ptt', '$(f ptt)')" ptt ptt_0 ptt_1 ptt_audit
 same_err "partitioned table without DEFAULT, a row fitting no partition (line 500)" 23514 "pn=0" \
   "COPY c_pn FROM '$(f pn_bad)'" "SELECT fastcopy.load('f_pn', '$(f pn_bad)')" pn
 same_ok "directly into one partition" "pn=500 pn_0=500" \
