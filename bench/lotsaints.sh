@@ -3,7 +3,8 @@
 # ±50000, c = 3243423 — into an UNLOGGED table, COPY FROM vs fastcopy.load, alternating, one
 # warm-up each, ROUNDS counted rounds each, TRUNCATE (own transaction) before every load.
 # Release build, throwaway cluster per major. Prints medians and the ratio, checks that both
-# tables hold the same rows, and writes bench/results/lotsaints.md.
+# tables hold the same rows, and writes bench/results/lotsaints.md. A third load per round,
+# with on_error => 'ignore', shows what that option costs on clean input.
 #
 #   bench/lotsaints.sh [majors...]        default: 15 16 17; ROUNDS=5 by default
 set -euo pipefail
@@ -21,9 +22,10 @@ for m in "${majors[@]}"; do
   psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
   data="$FASTCOPY_RUN/lotsaints.copy"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-       -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast" \
+       -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast, lotsaints_ign" \
        -c "CREATE UNLOGGED TABLE lotsaints_copy (a int, b int, c int)" \
        -c "CREATE UNLOGGED TABLE lotsaints_fast (a int, b int, c int)" \
+       -c "CREATE UNLOGGED TABLE lotsaints_ign (a int, b int, c int)" \
        -c "CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
            DECLARE t0 timestamptz := clock_timestamp();
            BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$"
@@ -31,26 +33,31 @@ for m in "${majors[@]}"; do
     psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
              FROM generate_series(1, 2000000) g) TO '$data'"
   fi
-  copy_ms=(); fast_ms=()
+  copy_ms=(); fast_ms=(); ign_ms=()
   for r in $(seq 0 "$rounds"); do
     psql -c "TRUNCATE lotsaints_copy"
     c=$(psql -c "SELECT bench_ms('COPY lotsaints_copy FROM ''$data''')")
     psql -c "TRUNCATE lotsaints_fast"
     f=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_fast'', ''$data'')')")
-    if [ "$r" -gt 0 ]; then copy_ms+=("$c"); fast_ms+=("$f"); fi
-    echo "pg$m round $r: COPY ${c} ms, fastcopy.load ${f} ms"
+    psql -c "TRUNCATE lotsaints_ign"
+    i=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_ign'', ''$data'', on_error => ''ignore'')')")
+    if [ "$r" -gt 0 ]; then copy_ms+=("$c"); fast_ms+=("$f"); ign_ms+=("$i"); fi
+    echo "pg$m round $r: COPY ${c} ms, fastcopy.load ${f} ms, with on_error ignore ${i} ms"
   done
   same=$(psql -c "SELECT NOT EXISTS (SELECT * FROM lotsaints_copy EXCEPT ALL SELECT * FROM lotsaints_fast)
                   AND NOT EXISTS (SELECT * FROM lotsaints_fast EXCEPT ALL SELECT * FROM lotsaints_copy)
-                  AND (SELECT count(*) FROM lotsaints_fast) = 2000000")
+                  AND (SELECT count(*) FROM lotsaints_fast) = 2000000
+                  AND NOT EXISTS (SELECT * FROM lotsaints_ign EXCEPT ALL SELECT * FROM lotsaints_fast)
+                  AND (SELECT count(*) FROM lotsaints_ign) = 2000000")
   version=$(psql -c "SHOW server_version")
   median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-  cm=$(median "${copy_ms[@]}"); fm=$(median "${fast_ms[@]}")
+  cm=$(median "${copy_ms[@]}"); fm=$(median "${fast_ms[@]}"); im=$(median "${ign_ms[@]}")
   ratio=$(awk -v c="$cm" -v f="$fm" 'BEGIN {printf "%.2f", c / f}')
   echo "pg$m: COPY median ${cm} ms, fastcopy.load median ${fm} ms, ratio ${ratio}x, identical rows: $same"
   echo "$version $cm $fm" >> "$tmp.svgdata"
-  printf '| %s | %.0f | %.0f | %.2f M | %.2f M | **%s×** | %s |\n' "$version" "$cm" "$fm" \
-    "$(awk -v c="$cm" 'BEGIN{print 2/(c/1000)}')" "$(awk -v f="$fm" 'BEGIN{print 2/(f/1000)}')" "$ratio" "$same" >> "$tmp"
+  printf '| %s | %.0f | %.0f | %.2f M | %.2f M | **%s×** | %.0f (%+.1f%%) | %s |\n' "$version" "$cm" "$fm" \
+    "$(awk -v c="$cm" 'BEGIN{print 2/(c/1000)}')" "$(awk -v f="$fm" 'BEGIN{print 2/(f/1000)}')" "$ratio" \
+    "$im" "$(awk -v i="$im" -v f="$fm" 'BEGIN{print (i / f - 1) * 100}')" "$same" >> "$tmp"
   [ "$same" = "t" ] || { echo "lotsaints: tables differ on pg$m"; exit 1; }
 done
 {
@@ -60,8 +67,8 @@ done
   echo "alternating, TRUNCATE before every load; medians. Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM,"
   echo "$(uname -r), shared_buffers 1GB, release build. Run: \`make bench-lotsaints\` ($(date -u +%Y-%m-%d))."
   echo
-  echo "| PostgreSQL | COPY ms | fastcopy ms | COPY rows/s | fastcopy rows/s | speed-up | same rows |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| PostgreSQL | COPY ms | fastcopy ms | COPY rows/s | fastcopy rows/s | speed-up | fastcopy on_error ignore ms (vs stop) | same rows |"
+  echo "|---|---|---|---|---|---|---|---|"
   cat "$tmp"
 } > "$out"
 # bar chart: million rows/s per version, COPY vs fastcopy.load

@@ -104,6 +104,7 @@ COPY (SELECT g, g % 4, 'v' || g, g * 3 FROM generate_series(1, 3000) g) TO '$(f 
 COPY (SELECT g, CASE g WHEN 500 THEN 7 ELSE g % 3 END FROM generate_series(1, 999) g) TO '$(f pn_bad)';
 COPY (SELECT g, 0 FROM generate_series(1, 500) g) TO '$(f p0_ok)';
 COPY (SELECT g, g % 2 FROM generate_series(1, 500) g) TO '$(f ptt)';
+COPY (SELECT g FROM generate_series(1, 1000) g) TO '$(f vd)';
 COPY (SELECT g, CASE g WHEN 300 THEN 1 ELSE 0 END FROM generate_series(1, 500) g) TO '$(f p0_bad)';
 COPY (SELECT g, CASE g WHEN 700 THEN NULL ELSE g % 7 END, 'r' || g FROM generate_series(1, 1000) g) TO '$(f nn)';
 CREATE TABLE sem.bad (g int, col text, val text);
@@ -239,6 +240,15 @@ same_ok "generated columns computed after a BEFORE ROW trigger changed their inp
 psql -c "TRUNCATE c_gen, f_gen"
 same_err "a generated column named in the column list is refused" 42P10 "gen=0" \
   "COPY c_gen (a, g1, c) FROM '$(f abc)'" "SELECT fastcopy.load('f_gen', '$(f abc)', columns => ARRAY['a', 'g1', 'c'])" gen
+
+# ---- 5b. a volatile default that reads the table: rows one at a time, as COPY ----
+both <<'SQL'
+CREATE TABLE @vd (a int, n bigint);
+CREATE FUNCTION @vd_count() RETURNS bigint LANGUAGE sql VOLATILE AS 'SELECT count(*) FROM sem.@vd';
+ALTER TABLE @vd ALTER COLUMN n SET DEFAULT @vd_count();
+SQL
+same_ok "a volatile default sees every earlier row (n = 0, 1, 2, ...)" "vd=1000" \
+  "COPY c_vd (a) FROM '$(f vd)'" "SELECT fastcopy.load('f_vd', '$(f vd)', columns => ARRAY['a'])" vd
 
 # ---- 6. partitioned tables ----
 both <<'SQL'

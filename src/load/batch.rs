@@ -2,9 +2,9 @@
 //! (the target, or each leaf partition rows were routed to), flushed together once they hold
 //! `max_tuples` rows or `max_bytes` of input. A flush inserts each buffer's rows with one
 //! `table_multi_insert`, then per row its index entries and AFTER ROW triggers (foreign keys
-//! included), as `CopyMultiInsertBufferFlush` does. A relation with BEFORE ROW triggers gets
-//! its rows one at a time (a buffer flushed after every row, COPY's `CIM_SINGLE`), so that the
-//! triggers see every earlier row.
+//! included), as `CopyMultiInsertBufferFlush` does. A relation with BEFORE ROW triggers, or a
+//! load with volatile defaults, gets its rows one at a time (a buffer flushed after every row,
+//! COPY's `CIM_SINGLE`), so that the triggers and default expressions see every earlier row.
 
 use super::context::Position;
 use super::target::Target;
@@ -32,8 +32,10 @@ pub struct Buffer {
     pub tuple_bytes: usize,
     /// Relation extension ahead of the heap (fastcopy.extend_strategy).
     extender: Extender,
-    /// BEFORE ROW INSERT triggers: rows go one at a time.
+    /// BEFORE ROW INSERT triggers.
     pub before_row: bool,
+    /// Rows go one at a time (BEFORE ROW triggers, volatile defaults), COPY's `CIM_SINGLE`.
+    pub single: bool,
     /// AFTER ROW INSERT triggers or a transition table.
     after_row: bool,
     has_indexes: bool,
@@ -80,6 +82,7 @@ impl Buffer {
                 tuple_bytes: 0,
                 extender: Extender::new(rel, target.ti_options),
                 before_row,
+                single: before_row || target.volatile_defaults,
                 // a transition table of the root collects the rows of every partition
                 after_row: !target.transition_capture.is_null()
                     || (!trig.is_null()
@@ -257,7 +260,7 @@ impl Batch {
         buf.used += 1;
         self.used += 1;
         self.bytes += raw_len;
-        self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.before_row
+        self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.single
     }
 
     /// Inserts every buffered row; resets the batch memory; keeps at most `MAX_BUFFERS`

@@ -446,7 +446,7 @@ unsafe fn store_routed(
             tuple::materialize(slot);
         }
         (*slot).tts_tableOid = (*(*rri).ri_RelationDesc).rd_id;
-        if buf.before_row && batch.pending() > 0 {
+        if buf.single && batch.pending() > 0 {
             // rows before this one are visible to its triggers, as in COPY
             batch.flush(target, pos);
             pos.at_line(row.line_no());

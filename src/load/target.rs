@@ -65,6 +65,9 @@ pub struct Target {
     pub input_slot: *mut pg_sys::TupleTableSlot,
     /// Partition routing, when the target is partitioned.
     pub routing: Option<Routing>,
+    /// A default expression is volatile: rows are inserted one at a time (COPY's
+    /// `volatile_defexprs`).
+    pub volatile_defaults: bool,
     /// Transition tables of AFTER triggers (NULL when none).
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
     /// The NULL marker, the value of a FORCE_NOT_NULL column's unquoted marker.
@@ -171,12 +174,18 @@ impl Target {
             }
             let econtext = pg_sys::MakePerTupleExprContext(estate);
 
+            // A volatile default (nextval aside) may look at the rows inserted before it: as
+            // COPY, such loads insert one row at a time.
+            let volatile_defaults = std::cell::Cell::new(false);
             let default_expr = |i: usize| -> Option<*mut pg_sys::ExprState> {
                 let expr = pg_sys::build_column_default(rel, (i + 1) as i32);
                 if expr.is_null() {
                     return None;
                 }
                 let planned = pg_sys::expression_planner(expr as *mut pg_sys::Expr);
+                if pg_sys::contain_volatile_functions_not_nextval(planned as *mut pg_sys::Node) {
+                    volatile_defaults.set(true);
+                }
                 Some(pg_sys::ExecInitExpr(planned, std::ptr::null_mut()))
             };
 
@@ -277,6 +286,7 @@ impl Target {
                 fast: !partitioned && !before_row && !generated,
                 input_slot,
                 routing,
+                volatile_defaults: volatile_defaults.get(),
                 transition_capture,
                 null_marker: CString::default(),
             }
