@@ -156,7 +156,9 @@ impl Buffer {
                         target.transition_capture,
                     );
                 }
-                pg_sys::list_free(recheck);
+                if !recheck.is_null() {
+                    pg_sys::list_free(recheck);
+                }
                 if batch.fast {
                     tuple::forget(slot, self.slot_flags);
                 } else {
