@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Extension strategies on lotsaints, one session (issue 5's speed target): fastcopy.load with
+# extend_strategy server, fixed and sticky (extend_pages 64 and 512), alternating in every round,
+# ROUNDS counted rounds (default 9) after one warm-up, TRUNCATE before each load. Medians and
+# each strategy's ratio to `server` (> 1 = faster). Writes bench/results/strategies.md.
+#   bench/strategies.sh [majors...]        default: 15 16 17
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+majors=("${@:-15 16 17}"); majors=(${majors[@]})
+rounds=${ROUNDS:-9}
+out=bench/results/strategies.md
+variants=("server 64" "fixed 64" "sticky 64" "fixed 512" "sticky 512")
+tmp=$(mktemp)
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+for m in "${majors[@]}"; do
+  scripts/install.sh "$m"
+  scripts/cluster.sh start "$m" >/dev/null
+  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  data="$FASTCOPY_RUN/lotsaints.copy"
+  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
+       -c "DROP TABLE IF EXISTS lotsaints_strat" \
+       -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" \
+       -c "CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
+           DECLARE t0 timestamptz := clock_timestamp();
+           BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$"
+  if [ ! -f "$data" ]; then
+    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
+             FROM generate_series(1, 2000000) g) TO '$data'"
+  fi
+  declare -A ms=()
+  for r in $(seq 0 "$rounds"); do
+    line="pg$m round $r:"
+    for v in "${variants[@]}"; do
+      set -- $v
+      t=$(psql -c "TRUNCATE lotsaints_strat" -c "SET fastcopy.extend_strategy = $1" \
+               -c "SET fastcopy.extend_pages = $2" \
+               -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_strat'', ''$data'')')" | tail -1)
+      [ "$r" -gt 0 ] && ms[$v]+="$t "
+      line+=" $1/$2 $t"
+    done
+    echo "$line"
+  done
+  version=$(psql -c "SHOW server_version")
+  base=$(median ${ms["server 64"]})
+  row="| $version | $(printf '%.0f' "$base")"
+  for v in "${variants[@]:1}"; do
+    med=$(median ${ms[$v]})
+    row+=" | $(printf '%.0f' "$med") ($(awk -v b="$base" -v x="$med" 'BEGIN {printf "%.2f", b / x}')×)"
+  done
+  echo "$row |" | tee -a "$tmp"
+  unset ms
+done
+{
+  echo "# Extension strategies, one session (lotsaints)"
+  echo
+  echo "2,000,000 rows of (a int, b int, c int) into an UNLOGGED table by fastcopy.load, one session;"
+  echo "the strategies alternate in every round, $rounds rounds after a warm-up, TRUNCATE before each load;"
+  echo "median ms and, in parentheses, the ratio to \`server\` (above 1 = faster). extend_method auto."
+  echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-strategies\` ($(date -u +%Y-%m-%d))."
+  echo
+  echo "| PostgreSQL | server | fixed 64 | sticky 64 | fixed 512 | sticky 512 |"
+  echo "|---|---|---|---|---|---|"
+  cat "$tmp"
+} > "$out"
+rm -f "$tmp"
+cat "$out"
