@@ -153,6 +153,9 @@ pub unsafe fn root_to_child_map(
     }
 }
 
+/// Whether input functions can report a bad value without an ERROR (16+).
+pub const SOFT_INPUT: bool = cfg!(not(feature = "pg15"));
+
 /// Calls a type's input function, turning a failed conversion into `None` instead of an ERROR
 /// (`on_error => 'ignore'`). 16+: the soft-error path (`InputFunctionCallSafe`), as COPY 17
 /// does. 15 has none: the call runs in a subtransaction that is rolled back on ERROR.
@@ -185,24 +188,61 @@ pub unsafe fn input_soft(
         }
         #[cfg(feature = "pg15")]
         {
-            let mem = pg_sys::CurrentMemoryContext;
-            let owner = pg_sys::CurrentResourceOwner;
-            pg_sys::BeginInternalSubTransaction(std::ptr::null());
-            pg_sys::MemoryContextSwitchTo(mem);
-            let out = pgrx::PgTryBuilder::new(|| {
-                Some(pg_sys::InputFunctionCall(flinfo, s, typioparam, typmod))
-            })
-            .catch_others(|_| None)
-            .execute();
-            if out.is_some() {
-                pg_sys::ReleaseCurrentSubTransaction();
-            } else {
-                pg_sys::RollbackAndReleaseCurrentSubTransaction();
-            }
-            pg_sys::MemoryContextSwitchTo(mem);
-            pg_sys::CurrentResourceOwner = owner;
-            out
+            in_subtransaction(|| input_marked(flinfo, s, typioparam, typmod)).ok()
         }
+    }
+}
+
+/// Set while `input_marked` is inside an input function (see `input_failed`).
+static IN_INPUT: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// `InputFunctionCall`, marked so that an ERROR it raises can be told from any other.
+///
+/// # Safety
+/// As `input_soft`.
+#[inline]
+pub unsafe fn input_marked(
+    flinfo: *mut pg_sys::FmgrInfo,
+    s: *mut std::ffi::c_char,
+    typioparam: pg_sys::Oid,
+    typmod: i32,
+) -> pg_sys::Datum {
+    use std::sync::atomic::Ordering::Relaxed;
+    IN_INPUT.store(true, Relaxed);
+    let d = unsafe { pg_sys::InputFunctionCall(flinfo, s, typioparam, typmod) };
+    IN_INPUT.store(false, Relaxed);
+    d
+}
+
+/// Whether the last ERROR caught came from an input function called by `input_marked`
+/// (clears the mark).
+pub fn input_failed() -> bool {
+    IN_INPUT.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Runs `f` in a subtransaction: committed into the caller's transaction when `f` returns,
+/// rolled back when it raises an ERROR, which is returned. Memory context and resource owner
+/// are the caller's again afterwards, as in PL/pgSQL's exception blocks.
+pub fn in_subtransaction<T>(
+    f: impl FnOnce() -> T + std::panic::UnwindSafe,
+) -> Result<T, pgrx::pg_sys::panic::CaughtError> {
+    unsafe {
+        let mem = pg_sys::CurrentMemoryContext;
+        let owner = pg_sys::CurrentResourceOwner;
+        IN_INPUT.store(false, std::sync::atomic::Ordering::Relaxed);
+        pg_sys::BeginInternalSubTransaction(std::ptr::null());
+        pg_sys::MemoryContextSwitchTo(mem);
+        let out = pgrx::PgTryBuilder::new(|| Ok(f()))
+            .catch_others(Err)
+            .execute();
+        if out.is_ok() {
+            pg_sys::ReleaseCurrentSubTransaction();
+        } else {
+            pg_sys::RollbackAndReleaseCurrentSubTransaction();
+        }
+        pg_sys::MemoryContextSwitchTo(mem);
+        pg_sys::CurrentResourceOwner = owner;
+        out
     }
 }
 

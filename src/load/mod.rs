@@ -79,7 +79,7 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
     let with_defaults = reader_opts.default.is_some();
     let mut target = Target::open(relid, opts, with_defaults);
     target.null_marker = std::ffi::CString::new(reader_opts.null.clone()).unwrap_or_default();
-    let ignore = opts.ignore_errors();
+    let on_error = OnError::choose(opts.ignore_errors(), &target);
 
     let (input, from_file, total) = match source {
         Source::File(path) => {
@@ -142,29 +142,40 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
 
         loop {
             blocks.advance(&mut block);
-            for (r, row) in block.rows().iter().enumerate() {
-                // SAFETY: the callback only reads `pos` while we are inside a PostgreSQL call.
-                let pos = unsafe { &mut *pos_ptr };
-                if !convert_row(
-                    &target,
-                    row,
-                    block.ints(r),
-                    &mut values,
-                    &mut nulls,
-                    ignore,
-                    pos,
-                ) {
-                    stats.rows_skipped += 1;
-                    progress.skipped(stats.rows_skipped);
-                    continue;
-                }
-                let full = if target.fast {
-                    Some(unsafe { store_fast(&target, &values, &nulls, row, &mut batch) })
-                } else {
-                    unsafe { store_routed(&target, &values, &nulls, row, &mut batch, pos) }
+            let mut r = 0;
+            while r < block.rows().len() {
+                let at = std::cell::Cell::new(r);
+                let mut load = || {
+                    load_rows(
+                        &target,
+                        &block,
+                        &at,
+                        &mut values,
+                        &mut nulls,
+                        &mut batch,
+                        &mut stats,
+                        &progress,
+                        on_error,
+                        // SAFETY: the callback only reads `pos` inside PostgreSQL calls.
+                        unsafe { &mut *pos_ptr },
+                    )
                 };
-                let Some(full) = full else { continue };
-                stats.rows_loaded += 1;
+                let full = match on_error {
+                    OnError::Rollback => {
+                        match compat::in_subtransaction(std::panic::AssertUnwindSafe(load)) {
+                            Ok(full) => full,
+                            // a value its input function rejected: skip that row
+                            Err(_) if compat::input_failed() => {
+                                stats.rows_skipped += 1;
+                                progress.skipped(stats.rows_skipped);
+                                false
+                            }
+                            Err(e) => e.rethrow(),
+                        }
+                    }
+                    _ => load(),
+                };
+                r = at.get();
                 if full {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
                     progress.update(block.bytes_read, stats.rows_loaded);
@@ -320,8 +331,77 @@ fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
     }
 }
 
+/// What a value that does not convert does (`on_error`).
+#[derive(Clone, Copy, PartialEq)]
+enum OnError {
+    /// ERROR, the load stops (COPY's default).
+    Stop,
+    /// The row is skipped: ints by the parser's error value, other types through
+    /// `compat::input_soft`.
+    Ignore,
+    /// PostgreSQL 15, which has no soft errors, on the short path: runs of rows are converted
+    /// in one subtransaction (`compat::in_subtransaction`, from a row to the next flush), and
+    /// a rejected value rolls it back and skips its row, so clean input pays one subtransaction
+    /// per batch instead of one per value.
+    Rollback,
+}
+
+impl OnError {
+    fn choose(ignore: bool, target: &Target) -> OnError {
+        let inputs = target
+            .columns
+            .iter()
+            .any(|c| matches!(c.conv, Converter::Input { .. }));
+        match ignore {
+            false => OnError::Stop,
+            true if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,
+            true => OnError::Ignore,
+        }
+    }
+}
+
+/// Loads the rows of `block` from `at` on until the batch is full (true: flush it now) or the
+/// block ends; `at` follows the row being loaded.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+fn load_rows(
+    target: &Target,
+    block: &RowBlock,
+    at: &std::cell::Cell<usize>,
+    values: &mut [pg_sys::Datum],
+    nulls: &mut [bool],
+    batch: &mut Batch,
+    stats: &mut LoadStats,
+    progress: &Progress,
+    on_error: OnError,
+    pos: &mut Position,
+) -> bool {
+    let rows = block.rows();
+    while at.get() < rows.len() {
+        let r = at.get();
+        let row = &rows[r];
+        at.set(r + 1);
+        if !convert_row(target, row, block.ints(r), values, nulls, on_error, pos) {
+            stats.rows_skipped += 1;
+            progress.skipped(stats.rows_skipped);
+            continue;
+        }
+        let full = if target.fast {
+            Some(unsafe { store_fast(target, values, nulls, row, batch) })
+        } else {
+            unsafe { store_routed(target, values, nulls, row, batch, pos) }
+        };
+        let Some(full) = full else { continue };
+        stats.rows_loaded += 1;
+        if full {
+            return true;
+        }
+    }
+    false
+}
+
 /// Converts one row into `values`/`nulls` (field count, conversions, defaults), as COPY's
-/// `NextCopyFrom`. False when a value did not convert and `ignore` is set (the row is skipped).
+/// `NextCopyFrom`. False when a value did not convert and `on_error` skips the row.
 #[inline]
 fn convert_row(
     target: &Target,
@@ -329,7 +409,7 @@ fn convert_row(
     ints: &[Option<i64>],
     values: &mut [pg_sys::Datum],
     nulls: &mut [bool],
-    ignore: bool,
+    on_error: OnError,
     pos: &mut Position,
 ) -> bool {
     pos.at_line(row.line_no());
@@ -354,7 +434,7 @@ fn convert_row(
             }
             let converted = match ints.get(i) {
                 Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
-                _ => convert(col, row.field(i), pos, target, ignore),
+                _ => convert(col, row.field(i), pos, target, on_error),
             };
             let Some((datum, isnull)) = converted else {
                 pg_sys::MemoryContextSwitchTo(old);
@@ -479,14 +559,14 @@ unsafe fn store_routed(
 }
 
 /// One field to a Datum: ints through the fastcopy parser, others through the input function.
-/// `None` when the value does not convert and `ignore` is set.
+/// `None` when the value does not convert and `on_error` skips the row.
 #[inline(always)]
 unsafe fn convert(
     col: &target::Column,
     field: Field<'_>,
     pos: &mut Position,
     target: &Target,
-    ignore: bool,
+    on_error: OnError,
 ) -> Option<(pg_sys::Datum, bool)> {
     let bytes = match field {
         Field::Value(b) if col.force_null && b == target.null_marker.as_bytes() => None,
@@ -520,7 +600,7 @@ unsafe fn convert(
                 typmod,
             } => unsafe {
                 pos.value_is_null = true;
-                let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, ignore);
+                let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, on_error);
                 pos.value_is_null = false;
                 d.map(|d| (d, true))
             },
@@ -545,31 +625,32 @@ unsafe fn convert(
         } => {
             // The reader guarantees a NUL after every value.
             let s = bytes.as_ptr() as *mut c_char;
-            return unsafe { input(flinfo, s, *typioparam, *typmod, ignore) }.map(|d| (d, false));
+            return unsafe { input(flinfo, s, *typioparam, *typmod, on_error) }.map(|d| (d, false));
         }
     };
     match parsed {
         Ok(d) => Some((d, false)),
-        Err(_) if ignore => None,
+        Err(_) if on_error != OnError::Stop => None,
         Err((e, type_name)) => raise_int_error(e, bytes, type_name),
     }
 }
 
-/// A type's input function; with `ignore`, a value it rejects gives `None` instead of ERROR.
+/// A type's input function; unless `on_error` is `Stop`, a value it rejects gives `None` (or,
+/// under `Rollback`, an ERROR marked as the input function's) instead of ERROR.
 #[inline(always)]
 unsafe fn input(
     flinfo: &pg_sys::FmgrInfo,
     s: *mut c_char,
     typioparam: pg_sys::Oid,
     typmod: i32,
-    ignore: bool,
+    on_error: OnError,
 ) -> Option<pg_sys::Datum> {
     let fl = flinfo as *const _ as *mut pg_sys::FmgrInfo;
     unsafe {
-        if ignore {
-            compat::input_soft(fl, s, typioparam, typmod)
-        } else {
-            Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod))
+        match on_error {
+            OnError::Stop => Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod)),
+            OnError::Ignore => compat::input_soft(fl, s, typioparam, typmod),
+            OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
         }
     }
 }
