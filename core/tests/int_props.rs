@@ -54,6 +54,32 @@ fn check_all(s: &[u8]) {
     }
 }
 
+/// Every string over `alphabet` of each length in `lens`.
+fn every_string(alphabet: &[u8], lens: std::ops::RangeInclusive<u32>, mut f: impl FnMut(&[u8])) {
+    for n in lens {
+        let k = alphabet.len();
+        for mut i in 0..k.pow(n) {
+            let s: Vec<u8> = (0..n)
+                .map(|_| {
+                    let b = alphabet[i % k];
+                    i /= k;
+                    b
+                })
+                .collect();
+            f(&s);
+        }
+    }
+}
+
+#[test]
+fn every_short_string() {
+    // Up to 4 bytes, where the fast path is all selects and tables: digits, both signs, spaces,
+    // separators, bytes just outside '0'..='9', a high byte.
+    every_string(b"0159-+ \t_x/:\x80", 0..=4, check_all);
+    // Up to 8 bytes: digits, a sign and one byte on each side of the digits.
+    every_string(b"09-/:", 5..=8, check_all);
+}
+
 // ------------------------------------------------------------------ sanity of the reference
 
 #[test]
