@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies fmt start stop psql fuzz
+.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -23,10 +23,13 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-memory bench-syscalls bench-concurrent bench-strategies
+bench: bench-parse bench-lotsaints bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics
 
 bench-parse: setup
 	bench/parse.sh
+
+bench-semantics: setup
+	bench/semantics.sh
 
 bench-strategies: setup
 	bench/strategies.sh

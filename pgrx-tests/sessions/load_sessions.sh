@@ -63,6 +63,25 @@ same=$(psql -c "SELECT NOT EXISTS (SELECT * FROM s_load EXCEPT ALL SELECT * FROM
                 AND NOT EXISTS (SELECT * FROM s_copy EXCEPT ALL SELECT * FROM s_load)")
 check "two concurrent loads: both succeed, rows equal two COPYs" '[ $r1 = 0 ] && [ $r2 = 0 ] && [ "$same" = t ]'
 
+# 5. rows skipped by on_error 'ignore' show in pg_stat_progress_copy while the load runs:
+#    tuples_skipped on 17 (as COPY's ON_ERROR), tuples_excluded on 15/16 (no skipped column)
+bad="$FASTCOPY_RUN/sessions-$m-bad.copy"
+psql -c "TRUNCATE s_load" \
+     -c "COPY (SELECT CASE WHEN g % 10 = 0 THEN 'x' || g ELSE g::text END, g % 1000, 'row ' || g
+               FROM generate_series(1, 1500000) g) TO '$bad'"
+if [ "$m" -ge 17 ]; then col=tuples_skipped; else col=tuples_excluded; fi
+psql -c "SELECT rows_skipped FROM fastcopy.load('s_load', '$bad', on_error => 'ignore')" > "$FASTCOPY_RUN/skip.out" 2>/dev/null &
+seen=""
+for i in $(seq 1 200); do
+  seen=$(psql -c "SELECT $col FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND $col > 0")
+  [ -n "$seen" ] && break
+  sleep 0.02
+done
+wait
+check "pg_stat_progress_copy.$col counts skipped rows during the load ($seen), 150000 in the end ($(cat "$FASTCOPY_RUN/skip.out"))" \
+  '[ -n "$seen" ] && [ "$(cat "$FASTCOPY_RUN/skip.out")" = 150000 ]'
+rm -f "$bad" "$FASTCOPY_RUN/skip.out"
+
 psql -c "DROP TABLE s_load, s_copy"
 rm -f "$data" "$FASTCOPY_RUN/cancel.out"
 exit $fail

@@ -129,14 +129,25 @@ impl Buffer {
                 .before_insert(self.rel, self.bistate, self.tuple_bytes);
             let mem = (*target.econtext).ecxt_per_tuple_memory;
             let old = pg_sys::MemoryContextSwitchTo(mem);
-            pg_sys::table_multi_insert(
-                self.rel,
-                self.slots.as_mut_ptr(),
-                self.used as i32,
-                batch.cid,
-                target.ti_options,
-                self.bistate,
-            );
+            if self.single {
+                // one row, as COPY's single-row mode inserts it
+                pg_sys::table_tuple_insert(
+                    self.rel,
+                    self.slots[0],
+                    batch.cid,
+                    target.ti_options,
+                    self.bistate,
+                );
+            } else {
+                pg_sys::table_multi_insert(
+                    self.rel,
+                    self.slots.as_mut_ptr(),
+                    self.used as i32,
+                    batch.cid,
+                    target.ti_options,
+                    self.bistate,
+                );
+            }
             pg_sys::MemoryContextSwitchTo(old);
             for i in 0..self.used {
                 let slot = self.slots[i];

@@ -178,9 +178,9 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
                 r = at.get();
                 if full {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
-                    progress.update(block.bytes_read, stats.rows_loaded);
                 }
             }
+            progress.update(block.bytes_read, stats.rows_loaded);
             pgrx::check_for_interrupts!();
             match &block.end {
                 None => {}

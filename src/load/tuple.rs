@@ -244,6 +244,8 @@ pub unsafe fn store_values(
         clear(slot);
         std::ptr::copy_nonoverlapping(values.as_ptr(), (*slot).tts_values, values.len());
         std::ptr::copy_nonoverlapping(nulls.as_ptr(), (*slot).tts_isnull, nulls.len());
-        pg_sys::ExecStoreVirtualTuple(slot);
+        // what ExecStoreVirtualTuple does to an empty slot, without a guarded call per row
+        (*slot).tts_flags &= !(pg_sys::TTS_FLAG_EMPTY as u16);
+        (*slot).tts_nvalid = values.len() as pg_sys::AttrNumber;
     }
 }

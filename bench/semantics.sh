@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# COPY vs fastcopy.load on targets that need the executor per row or per batch (issue 6):
+# lotsaints (2,000,000 rows of three ints) into a table partitioned by range into 4 partitions,
+# a table with a foreign key, one with a stored generated column, one with a BEFORE ROW trigger
+# (both loaders insert one row at a time there). Alternating, one warm-up, ROUNDS counted
+# rounds (default 3), TRUNCATE before each load; medians. Writes bench/results/semantics.md.
+#   [TARGETS="part brt"] bench/semantics.sh [majors...]        default: all targets, 15 16 17
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+majors=("${@:-15 16 17}"); majors=(${majors[@]})
+rounds=${ROUNDS:-3}
+out=bench/results/semantics.md
+tmp=$(mktemp)
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+for m in "${majors[@]}"; do
+  scripts/install.sh "$m"
+  scripts/cluster.sh start "$m" >/dev/null
+  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  data="$FASTCOPY_RUN/lotsaints.copy"
+  psql <<'SQL'
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS fastcopy CASCADE; CREATE EXTENSION fastcopy;
+DROP SCHEMA IF EXISTS bsem CASCADE; CREATE SCHEMA bsem; SET search_path = bsem;
+CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN NEW.b := NEW.b + 1; RETURN NEW; END';
+CREATE TABLE fkp (c int PRIMARY KEY); INSERT INTO fkp VALUES (3243423);
+DO $$ DECLARE s text; BEGIN FOREACH s IN ARRAY ARRAY['c', 'f'] LOOP
+  EXECUTE format('CREATE UNLOGGED TABLE part_%s (a int, b int, c int) PARTITION BY RANGE (a)', s);
+  FOR i IN 0..3 LOOP
+    EXECUTE format('CREATE UNLOGGED TABLE part_%s_%s PARTITION OF part_%s FOR VALUES FROM (%s) TO (%s)',
+                   s, i, s, i * 500000 + 1, (i + 1) * 500000 + 1);
+  END LOOP;
+  EXECUTE format('CREATE TABLE fk_%s (a int, b int, c int REFERENCES fkp)', s);
+  EXECUTE format('CREATE UNLOGGED TABLE gen_%s (a int, b int, c int, d bigint GENERATED ALWAYS AS (a::bigint + b) STORED)', s);
+  EXECUTE format('CREATE UNLOGGED TABLE brt_%s (a int, b int, c int)', s);
+  EXECUTE format('CREATE TRIGGER t BEFORE INSERT ON brt_%s FOR EACH ROW EXECUTE FUNCTION bump()', s);
+END LOOP; END $$;
+CREATE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $$;
+SQL
+  if [ ! -f "$data" ]; then
+    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
+             FROM generate_series(1, 2000000) g) TO '$data'"
+  fi
+  version=$(psql -c "SHOW server_version")
+  for t in ${TARGETS:-part fk gen brt}; do
+    c_ms=(); f_ms=()
+    for r in $(seq 0 "$rounds"); do
+      c=$(psql -c "SET search_path = bsem" -c "TRUNCATE ${t}_c" \
+               -c "SELECT bench_ms('COPY ${t}_c (a, b, c) FROM ''$data''')" | tail -1)
+      f=$(psql -c "SET search_path = bsem" -c "TRUNCATE ${t}_f" \
+               -c "SELECT bench_ms('SELECT fastcopy.load(''${t}_f'', ''$data'', columns => ''{a,b,c}'')')" | tail -1)
+      [ "$r" -gt 0 ] && { c_ms+=("$c"); f_ms+=("$f"); }
+      echo "pg$m $t round $r: COPY $c ms, fastcopy $f ms"
+    done
+    same=$(psql -c "SET search_path = bsem" -c "SELECT NOT EXISTS (SELECT * FROM ${t}_c EXCEPT ALL SELECT * FROM ${t}_f)
+                    AND NOT EXISTS (SELECT * FROM ${t}_f EXCEPT ALL SELECT * FROM ${t}_c)" | tail -1)
+    cm=$(median "${c_ms[@]}"); fm=$(median "${f_ms[@]}")
+    printf '| %s | %s | %.0f | %.0f | **%s×** | %s |\n' "$version" "$t" "$cm" "$fm" \
+      "$(awk -v c="$cm" -v f="$fm" 'BEGIN {printf "%.2f", c / f}')" "$same" | tee -a "$tmp"
+    [ "$same" = t ] || { echo "semantics bench: $t differs on pg$m"; exit 1; }
+  done
+  psql -c "DROP SCHEMA bsem CASCADE" >/dev/null
+done
+{
+  echo "# COPY vs fastcopy.load on tables that need the executor"
+  echo
+  echo "lotsaints (2,000,000 rows of three ints) into: \`part\` partitioned by range into 4 partitions"
+  echo "(UNLOGGED), \`fk\` with a foreign key on c (logged; the RI checks dominate), \`gen\` with a"
+  echo "stored generated column (UNLOGGED), \`brt\` with a BEFORE ROW trigger (UNLOGGED; both insert"
+  echo "one row at a time). Alternating, $rounds rounds after a warm-up, TRUNCATE before each; median ms."
+  echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-semantics\` ($(date -u +%Y-%m-%d))."
+  echo
+  echo "| PostgreSQL | target | COPY ms | fastcopy ms | speed-up | same rows |"
+  echo "|---|---|---|---|---|---|"
+  cat "$tmp"
+} > "$out"
+rm -f "$tmp"
+cat "$out"
