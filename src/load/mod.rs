@@ -6,6 +6,12 @@
 //! flush), checked against NOT NULL and CHECK constraints, and inserted by `table_multi_insert`
 //! with one bulk-insert state for the whole load once the batch holds
 //! `fastcopy.max_buffered_tuples` rows or `fastcopy.max_buffered_bytes` of input.
+//!
+//! Two ways from converted values to a buffered row: `store_fast` (the tuple formed straight
+//! into batch memory) for plain tables, AFTER triggers and foreign keys included;
+//! `store_routed`, in `CopyFrom`'s order, where the executor must see each row: partition
+//! routing, BEFORE ROW triggers, stored generated columns. Statement triggers and the AFTER
+//! trigger queue are opened and closed by `Target`. `on_error => 'ignore'` is `OnError`.
 
 mod batch;
 mod context;

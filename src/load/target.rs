@@ -1,6 +1,8 @@
 //! The table a load writes into: opened and checked as COPY FROM checks it (relation kind,
-//! privileges, row-level security, column list), with one converter per input column and the
-//! default expressions of the columns the input does not supply.
+//! privileges, row-level security, column list, FORCE_(NOT_)NULL columns, FREEZE's rules), with
+//! one converter per input column and the default expressions of the columns the input does not
+//! supply; and the statement-level executor state COPY sets up around its rows: AFTER trigger
+//! queue, transition tables, BEFORE/AFTER STATEMENT triggers, partition routing.
 
 use super::options::LoadOptions;
 use super::tuple::Former;
