@@ -9,11 +9,11 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
+. bench/lib.sh
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 rounds=${ROUNDS:-3}
 out=bench/results/concurrent.md
 tmp=$(mktemp)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for m in "${majors[@]}"; do
   scripts/install.sh "$m"
   scripts/cluster.sh start "$m" >/dev/null
@@ -22,9 +22,7 @@ for m in "${majors[@]}"; do
        -c "DROP TABLE IF EXISTS conc_t" -c "CREATE UNLOGGED TABLE conc_t (a int, b int, c int)" >/dev/null
   for n in 1 2 4; do
     for k in $(seq 0 $((n - 1))); do
-      f="$FASTCOPY_RUN/conc-$n-$k.copy"
-      [ -f "$f" ] || psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
-                              FROM generate_series(1, 2000000) g WHERE g % $n = $k) TO '$f'" >/dev/null
+      lotsaints_data "$k" "$n" >/dev/null
     done
   done
   version=$(psql -c "SHOW server_version")
@@ -49,7 +47,7 @@ for m in "${majors[@]}"; do
         t0=$(date +%s%N)
         pids=()
         for k in $(seq 0 $((n - 1))); do
-          q="${stmt//FILE/$FASTCOPY_RUN/conc-$n-$k.copy}"
+          q="${stmt//FILE/$FASTCOPY_RUN/conc-$n-$k.copy}"  # lotsaints_data "$k" "$n" wrote it
           scripts/cluster.sh psql "$m" -qAt -v ON_ERROR_STOP=1 -c "$settings $q" >/dev/null & pids+=($!)
         done
         for p in "${pids[@]}"; do wait "$p"; done

@@ -11,6 +11,7 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
+. bench/lib.sh
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 rounds=${ROUNDS:-5}
 out=bench/results/lotsaints.md
@@ -20,19 +21,12 @@ for m in "${majors[@]}"; do
   scripts/install.sh "$m"
   scripts/cluster.sh start "$m" >/dev/null
   psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
-  data="$FASTCOPY_RUN/lotsaints.copy"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
        -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast, lotsaints_ign" \
        -c "CREATE UNLOGGED TABLE lotsaints_copy (a int, b int, c int)" \
        -c "CREATE UNLOGGED TABLE lotsaints_fast (a int, b int, c int)" \
-       -c "CREATE UNLOGGED TABLE lotsaints_ign (a int, b int, c int)" \
-       -c "CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
-           DECLARE t0 timestamptz := clock_timestamp();
-           BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$"
-  if [ ! -f "$data" ]; then
-    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
-             FROM generate_series(1, 2000000) g) TO '$data'"
-  fi
+       -c "CREATE UNLOGGED TABLE lotsaints_ign (a int, b int, c int)" -c "$BENCH_MS_SQL"
+  data=$(lotsaints_data)
   copy_ms=(); fast_ms=(); ign_ms=()
   for r in $(seq 0 "$rounds"); do
     psql -c "TRUNCATE lotsaints_copy"
@@ -50,7 +44,6 @@ for m in "${majors[@]}"; do
                   AND NOT EXISTS (SELECT * FROM lotsaints_ign EXCEPT ALL SELECT * FROM lotsaints_fast)
                   AND (SELECT count(*) FROM lotsaints_ign) = 2000000")
   version=$(psql -c "SHOW server_version")
-  median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
   cm=$(median "${copy_ms[@]}"); fm=$(median "${fast_ms[@]}"); im=$(median "${ign_ms[@]}")
   ratio=$(awk -v c="$cm" -v f="$fm" 'BEGIN {printf "%.2f", c / f}')
   echo "pg$m: COPY median ${cm} ms, fastcopy.load median ${fm} ms, ratio ${ratio}x, identical rows: $same"

@@ -9,16 +9,15 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
+. bench/lib.sh
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 rounds=${ROUNDS:-3}
 out=bench/results/semantics.md
 tmp=$(mktemp)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for m in "${majors[@]}"; do
   scripts/install.sh "$m"
   scripts/cluster.sh start "$m" >/dev/null
   psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
-  data="$FASTCOPY_RUN/lotsaints.copy"
   psql <<'SQL'
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS fastcopy CASCADE; CREATE EXTENSION fastcopy;
@@ -36,26 +35,21 @@ DO $$ DECLARE s text; BEGIN FOREACH s IN ARRAY ARRAY['c', 'f'] LOOP
   EXECUTE format('CREATE UNLOGGED TABLE brt_%s (a int, b int, c int)', s);
   EXECUTE format('CREATE TRIGGER t BEFORE INSERT ON brt_%s FOR EACH ROW EXECUTE FUNCTION bump()', s);
 END LOOP; END $$;
-CREATE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz := clock_timestamp();
-BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $$;
 SQL
-  if [ ! -f "$data" ]; then
-    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
-             FROM generate_series(1, 2000000) g) TO '$data'"
-  fi
+  psql -c "$BENCH_MS_SQL"
+  data=$(lotsaints_data)
   version=$(psql -c "SHOW server_version")
   for t in ${TARGETS:-part fk gen brt}; do
     c_ms=(); f_ms=()
     for r in $(seq 0 "$rounds"); do
-      c=$(psql -c "SET search_path = bsem" -c "TRUNCATE ${t}_c" \
+      c=$(psql -c "SET search_path = bsem, public" -c "TRUNCATE ${t}_c" \
                -c "SELECT bench_ms('COPY ${t}_c (a, b, c) FROM ''$data''')" | tail -1)
-      f=$(psql -c "SET search_path = bsem" -c "TRUNCATE ${t}_f" \
+      f=$(psql -c "SET search_path = bsem, public" -c "TRUNCATE ${t}_f" \
                -c "SELECT bench_ms('SELECT fastcopy.load(''${t}_f'', ''$data'', columns => ''{a,b,c}'')')" | tail -1)
       [ "$r" -gt 0 ] && { c_ms+=("$c"); f_ms+=("$f"); }
       echo "pg$m $t round $r: COPY $c ms, fastcopy $f ms"
     done
-    same=$(psql -c "SET search_path = bsem" -c "SELECT NOT EXISTS (SELECT * FROM ${t}_c EXCEPT ALL SELECT * FROM ${t}_f)
+    same=$(psql -c "SET search_path = bsem, public" -c "SELECT NOT EXISTS (SELECT * FROM ${t}_c EXCEPT ALL SELECT * FROM ${t}_f)
                     AND NOT EXISTS (SELECT * FROM ${t}_f EXCEPT ALL SELECT * FROM ${t}_c)" | tail -1)
     cm=$(median "${c_ms[@]}"); fm=$(median "${f_ms[@]}")
     printf '| %s | %s | %.0f | %.0f | **%s×** | %s |\n' "$version" "$t" "$cm" "$fm" \

@@ -8,27 +8,20 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
+. bench/lib.sh
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 rounds=${ROUNDS:-9}
 out=bench/results/strategies.md
 variants=("server 64" "fixed 64" "sticky 64" "fixed 512" "sticky 512")
 tmp=$(mktemp)
-median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 for m in "${majors[@]}"; do
   scripts/install.sh "$m"
   scripts/cluster.sh start "$m" >/dev/null
   psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
-  data="$FASTCOPY_RUN/lotsaints.copy"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
        -c "DROP TABLE IF EXISTS lotsaints_strat" \
-       -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" \
-       -c "CREATE OR REPLACE FUNCTION bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS \$\$
-           DECLARE t0 timestamptz := clock_timestamp();
-           BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END \$\$"
-  if [ ! -f "$data" ]; then
-    psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
-             FROM generate_series(1, 2000000) g) TO '$data'"
-  fi
+       -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" -c "$BENCH_MS_SQL"
+  data=$(lotsaints_data)
   declare -A ms=()
   for r in $(seq 0 "$rounds"); do
     line="pg$m round $r:"

@@ -10,6 +10,7 @@ set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
+. bench/lib.sh
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 command -v strace >/dev/null || { echo "strace is needed (scripts/setup.sh installs it)"; exit 1; }
 out=bench/results/syscalls.md
@@ -19,10 +20,8 @@ for m in "${majors[@]}"; do
   scripts/install.sh "$m" || exit 1
   scripts/cluster.sh start "$m" >/dev/null
   psql() { scripts/cluster.sh psql "$m" -qAt "$@"; }
-  data="$FASTCOPY_RUN/lotsaints.copy"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" >/dev/null
-  [ -f "$data" ] || psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
-                              FROM generate_series(1, 2000000) g) TO '$data'" >/dev/null
+  data=$(lotsaints_data)
   configs="server:auto fixed:auto fixed:zero"
   [ "$m" -ge 16 ] && configs="$configs fixed:fallocate sticky:zero sticky:fallocate"
   version=$(psql -c "SHOW server_version")

@@ -48,6 +48,14 @@ pub struct LoadStats {
     pub elapsed_ms: f64,
 }
 
+impl LoadStats {
+    /// Counts a row `on_error => 'ignore'` skipped, here and in the progress view.
+    fn skip_row(&mut self, progress: &Progress) {
+        self.rows_skipped += 1;
+        progress.skipped(self.rows_skipped);
+    }
+}
+
 /// Where the rows come from.
 pub enum Source<'a> {
     /// A server file (`fastcopy.load`); privileges are checked by the caller.
@@ -82,9 +90,7 @@ pub fn server_major() -> u32 {
 pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadStats {
     let started = std::time::Instant::now();
     let reader_opts = options::reader_options(opts, server_major());
-    let with_defaults = reader_opts.default.is_some();
-    let mut target = Target::open(relid, opts, with_defaults);
-    target.null_marker = std::ffi::CString::new(reader_opts.null.clone()).unwrap_or_default();
+    let target = Target::open(relid, opts, &reader_opts);
     let on_error = OnError::choose(opts.ignore_errors(), &target);
 
     let (input, from_file, total) = match source {
@@ -148,9 +154,8 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
 
         loop {
             blocks.advance(&mut block);
-            let mut r = 0;
-            while r < block.rows().len() {
-                let at = std::cell::Cell::new(r);
+            let at = std::cell::Cell::new(0);
+            while at.get() < block.rows().len() {
                 let mut load = || {
                     load_rows(
                         &target,
@@ -172,8 +177,7 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
                             Ok(full) => full,
                             // a value its input function rejected: skip that row
                             Err(_) if compat::input_failed() => {
-                                stats.rows_skipped += 1;
-                                progress.skipped(stats.rows_skipped);
+                                stats.skip_row(&progress);
                                 false
                             }
                             Err(e) => e.rethrow(),
@@ -181,7 +185,6 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &LoadOptions) -> LoadSt
                     }
                     _ => load(),
                 };
-                r = at.get();
                 if full {
                     batch.flush(&target, unsafe { &mut *pos_ptr });
                 }
@@ -388,8 +391,7 @@ fn load_rows(
         let row = &rows[r];
         at.set(r + 1);
         if !convert_row(target, row, block.ints(r), values, nulls, on_error, pos) {
-            stats.rows_skipped += 1;
-            progress.skipped(stats.rows_skipped);
+            stats.skip_row(progress);
             continue;
         }
         let full = if target.fast {

@@ -8,6 +8,7 @@ use super::options::LoadOptions;
 use super::tuple::Former;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
+use fastcopy_core::input::Options;
 use pgrx::prelude::*;
 use pgrx::{PgMemoryContexts, pg_sys};
 use std::ffi::{CStr, CString};
@@ -98,15 +99,16 @@ fn not_yet(msg: String, detail: &str) -> ! {
 }
 
 impl Target {
-    /// Opens `relid` with RowExclusiveLock and prepares everything a load needs.
-    /// `columns` is the optional column list (NULL elements are refused).
-    pub fn open(relid: pg_sys::Oid, opts: &LoadOptions, with_defaults: bool) -> Target {
+    /// Opens `relid` with RowExclusiveLock and prepares everything a load with these options
+    /// (`reader`: as `options::reader_options` checked them) needs.
+    pub fn open(relid: pg_sys::Oid, opts: &LoadOptions, reader: &Options) -> Target {
         unsafe {
             let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as i32);
             let relname_str = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
                 .to_string_lossy()
                 .into_owned();
             let relkind = (*(*rel).rd_rel).relkind as u8;
+            let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
             match relkind {
                 pg_sys::RELKIND_RELATION => {}
                 pg_sys::RELKIND_VIEW => wrong_object(&relname_str, "view"),
@@ -171,7 +173,7 @@ impl Target {
                 .into_pg();
             pg_sys::ExecInitResultRelation(estate, rri, 1);
             let constr = (*tupdesc).constr;
-            if relkind != pg_sys::RELKIND_PARTITIONED_TABLE {
+            if !partitioned {
                 pg_sys::ExecOpenIndices(rri, false);
             }
             let econtext = pg_sys::MakePerTupleExprContext(estate);
@@ -211,7 +213,8 @@ impl Target {
                         }
                     }
                 };
-                let default = if with_defaults { default_expr(i) } else { None };
+                // the DEFAULT marker may ask for it (16+)
+                let default = reader.default.as_ref().and_then(|_| default_expr(i));
                 cols.push(Column {
                     index: i,
                     name: att_name(i),
@@ -233,7 +236,6 @@ impl Target {
                 }
             }
 
-            let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
             let mut ti_options = 0;
             if !partitioned && compat::created_in_this_transaction(rel) {
                 ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;
@@ -290,7 +292,7 @@ impl Target {
                 routing,
                 volatile_defaults: volatile_defaults.get(),
                 transition_capture,
-                null_marker: CString::default(),
+                null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
             }
         }
     }

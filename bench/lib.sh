@@ -1,0 +1,21 @@
+# Shared by the benchmark scripts; sourced after scripts/env.sh, with `psql` defined for the
+# cluster at hand.
+
+# median N...: the median of the numbers given.
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+
+# lotsaints_data [PART OF]: prints the path of the lotsaints input (2,000,000 rows of
+# (g, random in ±50000, 3243423), seed 0.42), written by the server when missing; with PART OF
+# only the rows with g % OF = PART (one session's share in bench/concurrent.sh).
+lotsaints_data() {
+  local f="$FASTCOPY_RUN/lotsaints.copy" where=""
+  if [ $# -eq 2 ]; then f="$FASTCOPY_RUN/conc-$2-$1.copy"; where="WHERE g % $2 = $1"; fi
+  [ -f "$f" ] || psql -c "SELECT setseed(0.42)" -c "COPY (SELECT g, (random() * 100000 - 50000)::int, 3243423
+                          FROM generate_series(1, 2000000) g $where) TO '$f'" >/dev/null
+  echo "$f"
+}
+
+# SQL creating bench_ms(statement): the statement's run time in ms, measured in the server.
+BENCH_MS_SQL='CREATE OR REPLACE FUNCTION public.bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz := clock_timestamp();
+BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $$'
