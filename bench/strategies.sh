@@ -4,6 +4,8 @@
 # ROUNDS counted rounds (default 9) after one warm-up, TRUNCATE before each load. Medians and
 # each strategy's ratio to `server` (> 1 = faster). Writes bench/results/strategies.md.
 #   bench/strategies.sh [majors...]        default: 15 16 17
+#   VARIANTS="server 64|fixed 16|sticky 32" bench/strategies.sh 15   other strategy/pages pairs
+#   (the first is the baseline of the ratios)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -12,7 +14,7 @@ cd "$here/.."
 majors=("${@:-15 16 17}"); majors=(${majors[@]})
 rounds=${ROUNDS:-9}
 out=bench/results/strategies.md
-variants=("server 64" "fixed 64" "sticky 64" "fixed 512" "sticky 512")
+IFS='|' read -r -a variants <<<"${VARIANTS:-server 64|fixed 64|sticky 64|fixed 512|sticky 512}"
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   scripts/install.sh "$m"
@@ -22,39 +24,45 @@ for m in "${majors[@]}"; do
        -c "DROP TABLE IF EXISTS lotsaints_strat" \
        -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" -c "$BENCH_MS_SQL"
   data=$(lotsaints_data)
-  declare -A ms=()
+  declare -A ms=() ratio=()
   for r in $(seq 0 "$rounds"); do
     line="pg$m round $r:"
+    base_t=""
     for v in "${variants[@]}"; do
       set -- $v
       t=$(psql -c "TRUNCATE lotsaints_strat" -c "SET fastcopy.extend_strategy = $1" \
                -c "SET fastcopy.extend_pages = $2" \
                -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_strat'', ''$data'')')" | tail -1)
-      [ "$r" -gt 0 ] && ms[$v]+="$t "
+      base_t=${base_t:-$t}
+      if [ "$r" -gt 0 ]; then
+        ms[$v]+="$t "
+        ratio[$v]+="$(awk -v b="$base_t" -v x="$t" 'BEGIN {printf "%.4f", b / x}') "
+      fi
       line+=" $1/$2 $t"
     done
     echo "$line"
   done
   version=$(psql -c "SHOW server_version")
-  base=$(median ${ms["server 64"]})
+  base=$(median ${ms[${variants[0]}]})
   row="| $version | $(printf '%.0f' "$base")"
   for v in "${variants[@]:1}"; do
     med=$(median ${ms[$v]})
-    row+=" | $(printf '%.0f' "$med") ($(awk -v b="$base" -v x="$med" 'BEGIN {printf "%.2f", b / x}')×)"
+    row+=" | $(printf '%.0f' "$med") ($(printf '%.2f' "$(median ${ratio[$v]})")×)"
   done
   echo "$row |" | tee -a "$tmp"
-  unset ms
+  unset ms ratio
 done
 {
   echo "# Extension strategies, one session (lotsaints)"
   echo
   echo "2,000,000 rows of (a int, b int, c int) into an UNLOGGED table by fastcopy.load, one session;"
   echo "the strategies alternate in every round, $rounds rounds after a warm-up, TRUNCATE before each load;"
-  echo "median ms and, in parentheses, the ratio to \`server\` (above 1 = faster). extend_method auto."
+  echo "median ms and, in parentheses, the median over the rounds of each round's ratio to the first column"
+  echo "(above 1 = faster; a ratio within one round cancels the drift of this VM's speed). extend_method auto."
   echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-strategies\` ($(date -u +%Y-%m-%d))."
   echo
-  echo "| PostgreSQL | server | fixed 64 | sticky 64 | fixed 512 | sticky 512 |"
-  echo "|---|---|---|---|---|---|"
+  echo "| PostgreSQL |$(printf ' %s |' "${variants[@]}")"
+  echo "|---|$(printf -- '---|%.0s' "${variants[@]}")"
   cat "$tmp"
 } > "$out"
 rm -f "$tmp"
