@@ -13,7 +13,7 @@
 //! not a value or does not convert is left to the loader, which converts it again and raises
 //! the error in order.
 
-use crate::input::{Field, InputError, Row, RowReader};
+use crate::input::{InputError, Row, RowReader};
 use crate::int::{self, Grammar};
 use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
@@ -140,14 +140,11 @@ impl RowBlock {
 fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
     for (f, (width, slot)) in plan.fields.iter().zip(out.iter_mut()).enumerate() {
         *slot = match (width, f < row.len()) {
-            (Some(w), true) => match row.field(f) {
-                Field::Value(b) => match w {
-                    IntWidth::I32 => int::parse_i32(b, plan.grammar).ok().map(i64::from),
-                    IntWidth::I64 => int::parse_i64(b, plan.grammar).ok(),
-                    IntWidth::I16 => int::parse_i16(b, plan.grammar).ok().map(i64::from),
-                },
-                _ => None,
-            },
+            (Some(w), true) => row.value_in(f).and_then(|(b, n)| match w {
+                IntWidth::I32 => int::parse_i32_in(b, n, plan.grammar).ok().map(i64::from),
+                IntWidth::I64 => int::parse_i64_in(b, n, plan.grammar).ok(),
+                IntWidth::I16 => int::parse_i16_in(b, n, plan.grammar).ok().map(i64::from),
+            }),
             _ => None,
         };
     }

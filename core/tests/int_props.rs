@@ -2,7 +2,9 @@
 //! `i128` arithmetic, one grammar rule per step, and the server's choice between the two errors
 //! expressed as "which problem comes first in the string".
 
-use fastcopy_core::int::{Grammar, IntError, parse_i16, parse_i32, parse_i64};
+use fastcopy_core::int::{
+    Grammar, IntError, parse_i16, parse_i16_in, parse_i32, parse_i32_in, parse_i64, parse_i64_in,
+};
 use proptest::prelude::*;
 use proptest::sample::select;
 
@@ -40,16 +42,34 @@ fn reference(s: &[u8], w: Width, g: Grammar) -> Result<i128, IntError> {
     int_reference::reference(s, g, min, max)
 }
 
+/// The field `s` at the start of a longer buffer, followed by `tail` (`parse_iN_in`).
+fn parse_in(s: &[u8], tail: &[u8], w: Width, g: Grammar) -> Result<i128, IntError> {
+    let buf = [s, tail].concat();
+    match w {
+        Width::I16 => parse_i16_in(&buf, s.len(), g).map(i128::from),
+        Width::I32 => parse_i32_in(&buf, s.len(), g).map(i128::from),
+        Width::I64 => parse_i64_in(&buf, s.len(), g).map(i128::from),
+    }
+}
+
+/// What may follow a field in a row buffer: digits (which a load of 8 bytes that did not drop
+/// them would take as part of the number), a NUL and the next field, junk.
+const TAILS: [&[u8]; 3] = [b"99999999", b"\0-12", b"x_ \t"];
+
 #[track_caller]
 fn check_all(s: &[u8]) {
     for g in GRAMMARS {
         for w in WIDTHS {
-            assert_eq!(
-                parse(s, w, g),
-                reference(s, w, g),
-                "{:?} {w:?} {g:?}",
-                String::from_utf8_lossy(s)
-            );
+            let want = reference(s, w, g);
+            let show = String::from_utf8_lossy(s);
+            assert_eq!(parse(s, w, g), want, "{show:?} {w:?} {g:?}");
+            for tail in TAILS {
+                assert_eq!(
+                    parse_in(s, tail, w, g),
+                    want,
+                    "{show:?} + {tail:?} {w:?} {g:?}"
+                );
+            }
         }
     }
 }

@@ -247,6 +247,15 @@ impl Row {
         }
     }
 
+    /// Field `i` if it is a value: the row buffer from the value's start, and the value's
+    /// length. The buffer goes on after the value (the NUL after it, later fields, spare room),
+    /// so an integer parser may load 8 bytes at once ([`crate::int::parse_i32_in`]).
+    #[inline]
+    pub fn value_in(&self, i: usize) -> Option<(&[u8], usize)> {
+        let s = self.spans[i];
+        (s.kind == KIND_VALUE).then(|| (&self.buf[s.start..], s.len))
+    }
+
     /// CSV: whether field `i` contained a quote character (was quoted, wholly or partly).
     /// Always false in text format.
     #[inline]
