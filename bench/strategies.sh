@@ -2,7 +2,8 @@
 # Extension strategies on lotsaints, one session (issue 5's speed target): fastcopy.load with
 # extend_strategy server, fixed and sticky (extend_pages 64 and 512), alternating in every round,
 # ROUNDS counted rounds (default 9) after one warm-up, TRUNCATE before each load. Medians and
-# each strategy's ratio to `server` (> 1 = faster). Writes bench/results/strategies.md.
+# each strategy's ratio to `server` (> 1 = faster); the order rotates from round to round.
+# Writes bench/results/strategies.md.
 #   bench/strategies.sh [majors...]        default: 15 16 17
 #   VARIANTS="server 64|fixed 16|sticky 32" bench/strategies.sh 15   other strategy/pages pairs
 #   (the first is the baseline of the ratios)
@@ -25,21 +26,27 @@ for m in "${majors[@]}"; do
        -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" -c "$BENCH_MS_SQL"
   data=$(lotsaints_data)
   declare -A ms=() ratio=()
+  nv=${#variants[@]}
   for r in $(seq 0 "$rounds"); do
     line="pg$m round $r:"
-    base_t=""
-    for v in "${variants[@]}"; do
+    declare -A t=()
+    # Round r starts with variant r mod n: every variant takes every place in the order
+    # equally often (the load after another one is not quite the same).
+    for k in $(seq 0 $((nv - 1))); do
+      v=${variants[$(( (r + k) % nv ))]}
       set -- $v
-      t=$(psql -c "TRUNCATE lotsaints_strat" -c "SET fastcopy.extend_strategy = $1" \
+      t[$v]=$(psql -c "TRUNCATE lotsaints_strat" -c "SET fastcopy.extend_strategy = $1" \
                -c "SET fastcopy.extend_pages = $2" \
                -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_strat'', ''$data'')')" | tail -1)
-      base_t=${base_t:-$t}
-      if [ "$r" -gt 0 ]; then
-        ms[$v]+="$t "
-        ratio[$v]+="$(awk -v b="$base_t" -v x="$t" 'BEGIN {printf "%.4f", b / x}') "
-      fi
-      line+=" $1/$2 $t"
+      line+=" $1/$2 ${t[$v]}"
     done
+    if [ "$r" -gt 0 ]; then
+      for v in "${variants[@]}"; do
+        ms[$v]+="${t[$v]} "
+        ratio[$v]+="$(awk -v b="${t[${variants[0]}]}" -v x="${t[$v]}" 'BEGIN {printf "%.4f", b / x}') "
+      done
+    fi
+    unset t
     echo "$line"
   done
   version=$(psql -c "SHOW server_version")
@@ -56,7 +63,8 @@ done
   echo "# Extension strategies, one session (lotsaints)"
   echo
   echo "2,000,000 rows of (a int, b int, c int) into an UNLOGGED table by fastcopy.load, one session;"
-  echo "the strategies alternate in every round, $rounds rounds after a warm-up, TRUNCATE before each load;"
+  echo "the strategies alternate in every round, in an order that rotates from round to round, $rounds rounds after"
+  echo "a warm-up, TRUNCATE before each load;"
   echo "median ms and, in parentheses, the median over the rounds of each round's ratio to the first column"
   echo "(above 1 = faster; a ratio within one round cancels the drift of this VM's speed). extend_method auto."
   echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-strategies\` ($(date -u +%Y-%m-%d))."

@@ -91,3 +91,21 @@ fn parse_grammar_follows_server_version() {
         assert_eq!((hex, under), (Some(31), Some(1000)));
     }
 }
+
+#[pg_test]
+fn bench_int_parser_parsers_agree() {
+    // The benchmark driver's three parsers sum the same values (it raises if not), and that sum
+    // is the server's: -7 + 12 + 300 + 0 + 41 = 346 per pass, 2 passes.
+    let rows = Spi::get_one::<String>(
+        "SELECT string_agg(parser || '=' || checksum, ',' ORDER BY parser)
+         FROM fastcopy.bench_int_parser(ARRAY['-7', '12', '300', '0', '041'], 32, 18)",
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(rows, "fastcopy=692,fastcopy_slice=692,server=692");
+}
+
+#[pg_test(error = "input \"x\" is not a valid integer")]
+fn bench_int_parser_refuses_invalid_input() {
+    Spi::run("SELECT * FROM fastcopy.bench_int_parser(ARRAY['1', 'x'], 32, 1)").unwrap();
+}

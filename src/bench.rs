@@ -21,7 +21,9 @@ unsafe extern "C-unwind" {
 /// ns per value for the server's parser (`server`) and fastcopy's, over `rounds` passes of
 /// `inputs` parsed as `bits`-bit integers: `fastcopy` as the loader calls it (the field at the
 /// start of the rest of its buffer), `fastcopy_slice` on the field alone (as the SQL functions
-/// call it). Every input must be valid for the server.
+/// call it). `ns_per_value` is the best of the repetitions, `speedup` the median of the
+/// server's time over this parser's in each repetition. Every input must be valid for the
+/// server.
 #[pg_extern(volatile, parallel_unsafe)]
 fn bench_int_parser(
     inputs: Vec<String>,
@@ -32,6 +34,7 @@ fn bench_int_parser(
     (
         name!(parser, String),
         name!(ns_per_value, f64),
+        name!(speedup, f64),
         name!(checksum, i64),
     ),
 > {
@@ -106,33 +109,43 @@ fn bench_int_parser(
         }
     };
     let alone = |sp: (usize, usize)| -> i64 { lone(sp).unwrap_or(0) };
-    // The three alternate in REPS repetitions and each keeps its best, so that a burst of other
-    // work on the machine does not land on one side only.
-    const REPS: usize = 9;
+    // The three alternate in REPS short repetitions. Each reports its best time, and its
+    // speed-up as the median over the repetitions of the server's time over its own in the
+    // same repetition: the machine's speed drifts over seconds, and a ratio taken within one
+    // repetition (milliseconds) cancels the drift.
+    const REPS: usize = 15;
     let per = rounds.div_ceil(REPS).max(1);
-    let mut best = [(f64::MAX, 0i64); 3];
-    for _ in 0..REPS {
+    let mut ns = [[0f64; REPS]; 3];
+    let mut sums = [0i64; 3];
+    for rep in 0..REPS {
         let runs = [
             time(&spans, per, server),
             time(&spans, per, in_buffer),
             time(&spans, per, alone),
         ];
-        for (b, r) in best.iter_mut().zip(runs) {
-            *b = (b.0.min(r.0), r.1);
+        for (i, (t, sum)) in runs.into_iter().enumerate() {
+            ns[i][rep] = t;
+            sums[i] = sum;
         }
     }
-    if best.iter().any(|b| b.1 != best[0].1) {
+    if sums.iter().any(|&s| s != sums[0]) {
         raise(
             PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-            format!("the parsers disagree: checksums {best:?}"),
+            format!("the parsers disagree: checksums {sums:?}"),
         );
     }
+    let median = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
     let names = ["server", "fastcopy", "fastcopy_slice"];
     TableIterator::new(
-        names
-            .iter()
-            .zip(best)
-            .map(|(n, (ns, sum))| (n.to_string(), ns, sum))
+        (0..3)
+            .map(|i| {
+                let best = ns[i].iter().copied().fold(f64::MAX, f64::min);
+                let speedup = median((0..REPS).map(|r| ns[0][r] / ns[i][r]).collect());
+                (names[i].to_string(), best, speedup, sums[i])
+            })
             .collect::<Vec<_>>(),
     )
 }
