@@ -69,7 +69,7 @@ done
   echo "(above 1 = faster; a ratio within one round cancels the drift of this VM's speed). extend_method auto."
   echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-strategies\` ($(date -u +%Y-%m-%d))."
   echo
-  echo "| PostgreSQL |$(printf ' %s |' "${variants[@]}")"
+  echo "| PostgreSQL |$(printf ' %s |' "${variants[@]}" | sed 's/server [0-9]*/server/g')"
   echo "|---|$(printf -- '---|%.0s' "${variants[@]}")"
   cat "$tmp"
 } > "$out"
