@@ -43,9 +43,9 @@
 //!    per-digit overflow test, and up to 8 bytes none is needed for `integer` and `bigint`.
 //!    When the field starts a buffer with at least 8 bytes left ([`fast_in`], the `_in`
 //!    functions), up to 8 bytes are one load instead, the bytes after the field dropped by the
-//!    same multiply that aligns the word. Short numbers go the same way as long ones: a separate branch for them is mispredicted on
-//!    mixed data (measured: a 1-4 byte path in front made mixed `integer` fields about 1.5 times
-//!    slower). On the x86 machine measured, time follows the instruction count more than latency,
+//!    same multiply that aligns the word. Short numbers go the same way as long ones: a separate
+//!    branch for them is mispredicted on mixed data (measured: a 1-4 byte path in front made
+//!    mixed `integer` fields about 1.5 times slower). On the x86 machine measured, time follows the instruction count more than latency,
 //!    so up to 8 bytes the bytes are moved into place by multiplies with a constant from a table
 //!    indexed by the length (instead of shifts by a variable count and more selects), and the
 //!    `'0'`s to subtract come from a table too. `examples/int_bench.rs` measures this choice
@@ -56,7 +56,8 @@
 //!    [`Grammar::Pg16`], a rest (after spaces and sign) that is one hex number (`0x` and up to 16
 //!    hex digits) or decimal digits with single underscores (up to 16 bytes), then spaces, has only
 //!    one possible error, out of range, and is converted with SWAR as well ([`hex_digits`],
-//!    [`underscored_digits`]). Anything else goes through the chosen grammar step by step, in the
+//!    [`underscored_digits`]); without spaces or `+` (as clients write them) these two are tried
+//!    first. Anything else goes through the chosen grammar step by step, in the
 //!    server's order, so that the choice between the two errors is the server's.
 //!
 //! # Invariants
@@ -461,13 +462,20 @@ fn strip_zeros(mut b: &[u8]) -> &[u8] {
 /// zeros around a canonical number through the fast digit code, else the full grammar of `g`.
 #[inline(never)]
 fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
-    // A bare hex number, the form a client that writes hex writes: straight to its SWAR code.
-    if g == Grammar::Pg16
-        && let [b'0', x, digits @ ..] = s
-        && *x | 0x20 == b'x'
-        && let Some(mag) = hex_digits(digits)
-    {
-        return finish::<MAG>(false, mag);
+    // 16+ literals without spaces, as a client writes them: a hex number or decimal digits
+    // with underscores after an optional '-', straight to their SWAR code (which declines
+    // anything else, such as "0x_1F", for the step-by-step code below).
+    if g == Grammar::Pg16 {
+        let neg = s.first() == Some(&b'-');
+        let t = s.get(neg as usize..).unwrap_or_default();
+        let quick = match t {
+            [b'0', x, digits @ ..] if *x | 0x20 == b'x' => hex_digits(digits),
+            [b'0'..=b'9', ..] => underscored_digits(t),
+            _ => None,
+        };
+        if let Some(mag) = quick {
+            return finish::<MAG>(neg, mag);
+        }
     }
     // Canonical but for surrounding spaces, a '+' or leading zeros (the only way to be longer
     // than the fast path and in range): `ws* [+-]? [0-9]+ ws*` means the same in both grammars
