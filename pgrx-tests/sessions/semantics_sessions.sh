@@ -241,6 +241,21 @@ psql -c "TRUNCATE c_gen, f_gen"
 same_err "a generated column named in the column list is refused" 42P10 "gen=0" \
   "COPY c_gen (a, g1, c) FROM '$(f abc)'" "SELECT fastcopy.load('f_gen', '$(f abc)', columns => ARRAY['a', 'g1', 'c'])" gen
 
+# generated from a default, a CHECK on the generated value, a partitioned table with one
+both <<'SQL'
+CREATE TABLE @gd (a int, b int DEFAULT 7, g int GENERATED ALWAYS AS (a + b) STORED CHECK (g < 2000));
+CREATE TABLE @gx (a int, b int DEFAULT 7, g int GENERATED ALWAYS AS (a + b) STORED CHECK (g < 900));
+CREATE TABLE @gp (a int, g int GENERATED ALWAYS AS (a * 3) STORED) PARTITION BY RANGE (a);
+CREATE TABLE @gp_lo PARTITION OF @gp FOR VALUES FROM (MINVALUE) TO (500);
+CREATE TABLE @gp_hi PARTITION OF @gp FOR VALUES FROM (500) TO (MAXVALUE);
+SQL
+same_ok "generated column computed from a column's default (column list without it)" "gd=1000" \
+  "COPY c_gd (a) FROM '$(f vd)'" "SELECT fastcopy.load('f_gd', '$(f vd)', columns => ARRAY['a'])" gd
+same_err "CHECK on a generated column (a + 7 reaches 900 at line 893): nothing visible" 23514 "gx=0" \
+  "COPY c_gx (a) FROM '$(f vd)'" "SELECT fastcopy.load('f_gx', '$(f vd)', columns => ARRAY['a'])" gx
+same_ok "generated column in a partitioned table" "gp=1000" \
+  "COPY c_gp (a) FROM '$(f vd)'" "SELECT fastcopy.load('f_gp', '$(f vd)', columns => ARRAY['a'])" gp
+
 # ---- 5b. a volatile default that reads the table: rows one at a time, as COPY ----
 both <<'SQL'
 CREATE TABLE @vd (a int, n bigint);

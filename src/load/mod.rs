@@ -524,6 +524,20 @@ unsafe fn store_routed(
         };
         let buf = &mut batch.buffers[b];
         let (rri, map) = (buf.rri, buf.map);
+        // Stored generated columns come after BEFORE ROW triggers, which need the row in the
+        // buffer's slot. Without such triggers, and with the input slot's layout (no
+        // partitions), they are computed on the input slot, whose values are at hand: the row
+        // is then formed once, by the copy below, instead of formed, taken apart and formed
+        // again (as COPY forms it once).
+        let generated_first = buf.generated && !buf.before_row && target.routing.is_none();
+        if generated_first {
+            compat::exec::ExecComputeStoredGenerated(
+                rri,
+                target.estate,
+                input,
+                pg_sys::CmdType::CMD_INSERT,
+            );
+        }
         // The row gets a copy of its own (in the slot's memory): a flush below resets the
         // batch memory its values are in.
         let slot = buf.next_slot();
@@ -545,7 +559,7 @@ unsafe fn store_routed(
             tuple::clear(slot);
             return None;
         }
-        if buf.generated {
+        if buf.generated && !generated_first {
             compat::exec::ExecComputeStoredGenerated(
                 rri,
                 target.estate,
