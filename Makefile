@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core demo install bench bench-lotsaints bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics fmt start stop psql fuzz
+.PHONY: setup test test-core demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -23,7 +23,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics
+bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics
 
 bench-parse: setup
 	bench/parse.sh
@@ -36,6 +36,9 @@ bench-strategies: setup
 
 bench-lotsaints: setup
 	bench/lotsaints.sh
+
+bench-ints10m: setup
+	bench/ints10m.sh
 
 bench-syscalls: setup
 	bench/syscalls.sh
