@@ -113,13 +113,7 @@ impl RowBlock {
         while self.len < self.rows.len() && bytes < max_bytes {
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
-                    let row = &self.rows[self.len];
-                    bytes += row.raw_len();
-                    if let Some(plan) = plan {
-                        let out =
-                            &mut self.ints[self.len * self.width..(self.len + 1) * self.width];
-                        convert_ints(row, plan, out);
-                    }
+                    bytes += self.rows[self.len].raw_len();
                     self.len += 1;
                 }
                 Ok(false) => {
@@ -130,6 +124,18 @@ impl RowBlock {
                     self.end = Some(Err(e));
                     break;
                 }
+            }
+        }
+        // The integer fields of the whole block, once it is split: a field read right after its
+        // row was split would load 8 bytes across the splitter's pending stores (the row copy
+        // and the NUL after the field), which the CPU cannot forward, and wait for them.
+        if let Some(plan) = plan {
+            let w = self.width;
+            for (row, out) in self.rows[..self.len]
+                .iter()
+                .zip(self.ints.chunks_exact_mut(w.max(1)))
+            {
+                convert_ints(row, plan, out);
             }
         }
         self.bytes_read = reader.bytes_read();
