@@ -180,6 +180,13 @@ impl Extender {
             let mut buffers: Vec<pg_sys::Buffer> = Vec::new();
             let mut left = n;
             let mut added = 0;
+            // The step holds the extension lock across its calls (`zero` makes one per 8
+            // pages, and a call adds fewer pages than asked when the backend's buffer pins run
+            // short); each call takes the lock again, which a backend's own lock allows.
+            // Otherwise other sessions' extensions land between the calls, and the step breaks
+            // into short ranges that go through the free space map.
+            let lock = pg_sys::ExclusiveLock as pg_sys::LOCKMODE;
+            pg_sys::LockRelationForExtension(rel, lock);
             while left > 0 {
                 let ask = match self.method {
                     ExtendMethod::Zero => left.min(8),
@@ -221,6 +228,7 @@ impl Extender {
                 left = left.saturating_sub(got);
                 added += got;
             }
+            pg_sys::UnlockRelationForExtension(rel, lock);
             added
         }
     }
