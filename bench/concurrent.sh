@@ -10,14 +10,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-3}
 out=bench/results/concurrent.md
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
-  scripts/install.sh "$m"
-  scripts/cluster.sh start "$m" >/dev/null
-  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  use_major "$m"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
        -c "DROP TABLE IF EXISTS conc_t" -c "CREATE UNLOGGED TABLE conc_t (a int, b int, c int)" >/dev/null
   for n in 1 2 4; do

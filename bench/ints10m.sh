@@ -12,15 +12,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-3}
 out=bench/results/ints10m.md
 mkdir -p bench/results
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
-  scripts/install.sh "$m"
-  scripts/cluster.sh start "$m" >/dev/null
-  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  use_major "$m"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
        -c "DROP TABLE IF EXISTS ints10m_copy, ints10m_fast" \
        -c "CREATE TABLE ints10m_copy (a int)" -c "CREATE TABLE ints10m_fast (a int)" \

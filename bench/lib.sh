@@ -19,3 +19,17 @@ lotsaints_data() {
 BENCH_MS_SQL='CREATE OR REPLACE FUNCTION public.bench_ms(q text) RETURNS float8 LANGUAGE plpgsql AS $$
 DECLARE t0 timestamptz := clock_timestamp();
 BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $$'
+
+# bench_majors [MAJORS...]: the majors a script was asked for, 15 16 17 by default.
+bench_majors() { echo "${@:-15 16 17}"; }
+
+# use_major M: the release build installed into PostgreSQL M and its cluster started; `psql`
+# below then runs there.
+use_major() {
+  m=$1
+  scripts/install.sh "$m"
+  scripts/cluster.sh start "$m" >/dev/null
+}
+
+# psql ARGS...: psql on the cluster of major $m, unaligned, tuples only, stopping at an error.
+psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }

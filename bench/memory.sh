@@ -6,11 +6,9 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
-m=${1:-17}
+. bench/lib.sh
 rows=${SIZE_ROWS:-24000000}
-scripts/install.sh "$m"
-scripts/cluster.sh start "$m" >/dev/null
-psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+use_major "${1:-17}"
 data="$FASTCOPY_RUN/memory.copy"
 psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
      -c "DROP TABLE IF EXISTS mem_t" -c "CREATE UNLOGGED TABLE mem_t (a bigint, b int, c text)"

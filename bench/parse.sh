@@ -8,14 +8,13 @@ set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+. bench/lib.sh
+majors=($(bench_majors "$@"))
 out=bench/results/parse.md
 mkdir -p bench/results
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
-  scripts/install.sh "$m"
-  scripts/cluster.sh start "$m" >/dev/null
-  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  use_major "$m"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy"
   version=$(psql -c "SHOW server_version")
   classes=(

@@ -10,14 +10,12 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-3}
 out=bench/results/semantics.md
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
-  scripts/install.sh "$m"
-  scripts/cluster.sh start "$m" >/dev/null
-  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  use_major "$m"
   psql <<'SQL'
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS fastcopy CASCADE; CREATE EXTENSION fastcopy;

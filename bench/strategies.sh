@@ -12,15 +12,13 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-9}
 out=bench/results/strategies.md
 IFS='|' read -r -a variants <<<"${VARIANTS:-server 64|fixed 64|sticky 64|fixed 512|sticky 512}"
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
-  scripts/install.sh "$m"
-  scripts/cluster.sh start "$m" >/dev/null
-  psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
+  use_major "$m"
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
        -c "DROP TABLE IF EXISTS lotsaints_strat" \
        -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" -c "$BENCH_MS_SQL"

@@ -45,11 +45,12 @@
 //!    functions), up to 8 bytes are one load instead, the bytes after the field dropped by the
 //!    same multiply that aligns the word. Short numbers go the same way as long ones: a separate
 //!    branch for them is mispredicted on mixed data (measured: a 1-4 byte path in front made
-//!    mixed `integer` fields about 1.5 times slower). On the x86 machine measured, time follows the instruction count more than latency,
-//!    so up to 8 bytes the bytes are moved into place by multiplies with a constant from a table
-//!    indexed by the length (instead of shifts by a variable count and more selects), and the
-//!    `'0'`s to subtract come from a table too. `examples/int_bench.rs` measures this choice
-//!    against a digit-at-a-time loop, other SWAR layouts and a length dispatch with branches.
+//!    mixed `integer` fields about 1.5 times slower). On the x86 machine measured, time follows
+//!    the instruction count more than latency, so up to 8 bytes the bytes are moved into place by
+//!    multiplies with a constant from a table indexed by the length (instead of shifts by a
+//!    variable count and more selects), and the `'0'`s to subtract come from a table too.
+//!    `examples/int_bench.rs` measures this choice against a digit-at-a-time loop, other SWAR
+//!    layouts and a length dispatch with branches.
 //! 2. **General path** ([`general`]), out of line: spaces, `+`, prefixes, underscores, junk, longer
 //!    numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the fast
 //!    digit code ([`magnitude`]) once spaces, sign and leading zeros are off. Under

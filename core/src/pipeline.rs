@@ -129,12 +129,9 @@ impl RowBlock {
         // The integer fields of the whole block, once it is split: a field read right after its
         // row was split would load 8 bytes across the splitter's pending stores (the row copy
         // and the NUL after the field), which the CPU cannot forward, and wait for them.
-        if let Some(plan) = plan {
-            let w = self.width;
-            for (row, out) in self.rows[..self.len]
-                .iter()
-                .zip(self.ints.chunks_exact_mut(w.max(1)))
-            {
+        if let Some(plan) = plan.filter(|_| self.width > 0) {
+            let rows = self.rows[..self.len].iter();
+            for (row, out) in rows.zip(self.ints.chunks_exact_mut(self.width)) {
                 convert_ints(row, plan, out);
             }
         }
