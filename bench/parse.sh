@@ -34,7 +34,7 @@ for m in "${majors[@]}"; do
   fi
   for c in "${classes[@]}"; do
     IFS='|' read -r name bits gen <<<"$c"
-    res=$(psql -F ' ' -c "SELECT setseed(0.5)" -c "WITH i AS ($gen) SELECT parser, round(ns_per_value::numeric, 2), round(speedup::numeric, 2) FROM i, fastcopy.bench_int_parser((SELECT * FROM i), $bits, 45)")
+    res=$(psql -F ' ' -c "SELECT setseed(0.5)" -c "WITH i AS ($gen) SELECT parser, round(ns_per_value::numeric, 2), round(speedup::numeric, 2) FROM i, fastcopy.bench_int_parser((SELECT * FROM i), $bits, 205)")
     server=$(awk '$1=="server" {print $2}' <<<"$res"); ours=$(awk '$1=="fastcopy" {print $2}' <<<"$res")
     slice=$(awk '$1=="fastcopy_slice" {print $2}' <<<"$res")
     ratio=$(awk '$1=="fastcopy" {print $3}' <<<"$res"); sratio=$(awk '$1=="fastcopy_slice" {print $3}' <<<"$res")
@@ -45,7 +45,7 @@ done
 {
   echo "# Integer parsing: fastcopy vs the server's pg_strtoint*"
   echo
-  echo "ns per value: best of 15 alternating repetitions of 3 passes over 100,000 generated inputs; speed-up: the"
+  echo "ns per value: best of 41 alternating repetitions of 5 passes over 100,000 generated inputs; speed-up: the"
   echo "median over the repetitions of the server's time over fastcopy's in the same repetition. All parsers in"
   echo "the same backend on the same bytes: every input NUL-terminated, one after the other in one buffer"
   echo "(\`fastcopy.bench_int_parser\`). **server**: \`pg_strtoint*\` on a pointer into it, as COPY's input"

@@ -8,9 +8,9 @@
 //!   `RelationAddBlocks` hands over the pages it extends by. `extend_method` bounds each call:
 //!   `zero` at most 8 blocks (md.c zero-fills those with pwritev), `fallocate` at least 9
 //!   (md.c uses posix_fallocate above 8), `auto` as asked.
-//! - PostgreSQL 15: one block per `P_NEW` read under the extension lock, each page entered
-//!   into the free space map, as 15's own `RelationAddExtraBlocks` does (only `auto`/`zero`
-//!   exist there: every block is its own zero-filled write).
+//! - PostgreSQL 15: one zero-filled write per block under the extension lock, as `P_NEW`
+//!   writes it (only `auto`/`zero` exist there), each page entered into the free space map, as
+//!   15's own `RelationAddExtraBlocks` does.
 //!
 //! Pages extended but not filled by the end of the load are left in the free space map.
 //! The struct layouts and calls that differ between versions are in this file only.
@@ -48,6 +48,9 @@ pub struct Extender {
     /// 15: the last block fastcopy added (pages up to it are in the free space map).
     #[cfg(feature = "pg15")]
     last_added: pg_sys::BlockNumber,
+    /// 15: the zero page each extension writes.
+    #[cfg(feature = "pg15")]
+    zero_page: Box<[u8]>,
     pub pages_extended: u64,
     pub extend_calls: u64,
 }
@@ -83,6 +86,8 @@ impl Extender {
             usable: BLCKSZ - PAGE_HEADER - save,
             #[cfg(feature = "pg15")]
             last_added: INVALID_BLOCK,
+            #[cfg(feature = "pg15")]
+            zero_page: vec![0; BLCKSZ].into_boxed_slice(),
             pages_extended: 0,
             extend_calls: 0,
         }
@@ -233,6 +238,12 @@ impl Extender {
         }
     }
 
+    /// 15: the step's pages, one zero-filled write each (as `P_NEW` writes them), under the
+    /// extension lock. Unlike `P_NEW`, which asks the kernel for the file size before every
+    /// page (an `lseek`; 15 caches it only in recovery), the size is asked once per step: under
+    /// the lock nobody else extends. Each page is then put in a buffer without a read
+    /// (`RBM_ZERO_AND_LOCK`, the page is all zeros on disk too) and entered into the free space
+    /// map, where the insert path finds it.
     #[cfg(feature = "pg15")]
     unsafe fn extend(
         &mut self,
@@ -242,32 +253,60 @@ impl Extender {
     ) -> u32 {
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
+            let main = pg_sys::ForkNumber::MAIN_FORKNUM;
             let lock = pg_sys::ExclusiveLock as pg_sys::LOCKMODE;
             pg_sys::LockRelationForExtension(rel, lock);
-            let mut first = INVALID_BLOCK;
-            let mut last = INVALID_BLOCK;
-            for _ in 0..n {
+            let first = pg_sys::smgrnblocks(relation_smgr(rel), main);
+            // `MaxBlockNumber` (storage/block.h), the limit `P_NEW` checks.
+            const MAX_BLOCK: u64 = 0xFFFF_FFFE;
+            if first as u64 + n as u64 > MAX_BLOCK {
+                let name = std::ffi::CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr());
+                crate::error::raise(
+                    pgrx::PgSqlErrorCode::ERRCODE_PROGRAM_LIMIT_EXCEEDED,
+                    format!(
+                        "cannot extend relation {} beyond {MAX_BLOCK} blocks",
+                        name.to_string_lossy()
+                    ),
+                );
+            }
+            let zeros = self.zero_page.as_mut_ptr() as *mut std::ffi::c_char;
+            for blk in first..first + n {
+                pg_sys::smgrextend(relation_smgr(rel), main, blk, zeros, false);
                 let buf = pg_sys::ReadBufferExtended(
                     rel,
-                    pg_sys::ForkNumber::MAIN_FORKNUM,
-                    INVALID_BLOCK, // P_NEW
+                    main,
+                    blk,
                     pg_sys::ReadBufferMode::RBM_ZERO_AND_LOCK,
                     (*b).strategy,
                 );
-                last = pg_sys::BufferGetBlockNumber(buf);
-                if first == INVALID_BLOCK {
-                    first = last;
-                }
+                // A page another session already took (15's insert path tries the last page
+                // of a table when the free space map knows none) stays out of the map.
+                let fresh = pg_sys::PageIsNew(pg_sys::BufferGetPage(buf));
                 pg_sys::UnlockReleaseBuffer(buf);
-                pg_sys::RecordPageWithFreeSpace(rel, last, BLCKSZ - PAGE_HEADER);
+                if fresh {
+                    pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);
+                }
                 self.extend_calls += 1;
             }
             pg_sys::UnlockRelationForExtension(rel, lock);
-            pg_sys::FreeSpaceMapVacuumRange(rel, first, last + 1);
+            pg_sys::FreeSpaceMapVacuumRange(rel, first, first + n);
             self.pages_extended += n as u64;
-            self.last_added = last;
+            self.last_added = first + n - 1;
             n
         }
+    }
+}
+
+/// 15's `RelationGetSmgr` (a static inline in utils/rel.h): the relation's storage manager
+/// handle, opened if the relation cache closed it.
+#[cfg(feature = "pg15")]
+unsafe fn relation_smgr(rel: pg_sys::Relation) -> pg_sys::SMgrRelation {
+    unsafe {
+        if (*rel).rd_smgr.is_null() {
+            let smgr = pg_sys::smgropen((*rel).rd_node, (*rel).rd_backend);
+            pg_sys::smgrsetowner(&mut (*rel).rd_smgr, smgr);
+        }
+        (*rel).rd_smgr
     }
 }
 
