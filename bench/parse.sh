@@ -45,7 +45,7 @@ done
 {
   echo "# Integer parsing: fastcopy vs the server's pg_strtoint*"
   echo
-  echo "ns per value: best of 41 alternating repetitions of 5 passes over 100,000 generated inputs; speed-up: the"
+  echo "ns per value: best of 41 repetitions (the parsers in a rotated order) of 5 passes over 100,000 generated inputs; speed-up: the"
   echo "median over the repetitions of the server's time over fastcopy's in the same repetition. All parsers in"
   echo "the same backend on the same bytes: every input NUL-terminated, one after the other in one buffer"
   echo "(\`fastcopy.bench_int_parser\`). **server**: \`pg_strtoint*\` on a pointer into it, as COPY's input"

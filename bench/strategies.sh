@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Extension strategies on lotsaints, one session (issue 5's speed target): fastcopy.load with
-# extend_strategy server, fixed and sticky (extend_pages 64 and 512), alternating in every round,
-# ROUNDS counted rounds (default 9) after one warm-up, TRUNCATE before each load. Medians and
-# each strategy's ratio to `server` (> 1 = faster); the order rotates from round to round.
+# extend_strategy server, fixed and sticky (extend_pages 16, 64 and 512), alternating in every round,
+# ROUNDS counted rounds (default 41) after one warm-up, TRUNCATE and CHECKPOINT before each load
+# (untimed). Medians and the median of each round's ratio to `server` (> 1 = faster); the order
+# is random, new every round.
 # Writes bench/results/strategies.md.
 #   bench/strategies.sh [majors...]        default: 15 16 17
 #   VARIANTS="server 64|fixed 16|sticky 32" bench/strategies.sh 15   other strategy/pages pairs
@@ -13,9 +14,9 @@ cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
 majors=($(bench_majors "$@"))
-rounds=${ROUNDS:-9}
+rounds=${ROUNDS:-41}
 out=bench/results/strategies.md
-IFS='|' read -r -a variants <<<"${VARIANTS:-server 64|fixed 64|sticky 64|fixed 512|sticky 512}"
+IFS="|" read -r -a variants <<<"${VARIANTS:-server 64|fixed 16|sticky 16|fixed 64|sticky 64|fixed 512|sticky 512}"
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
@@ -28,12 +29,13 @@ for m in "${majors[@]}"; do
   for r in $(seq 0 "$rounds"); do
     line="pg$m round $r:"
     declare -A t=()
-    # Round r starts with variant r mod n: every variant takes every place in the order
-    # equally often (the load after another one is not quite the same).
-    for k in $(seq 0 $((nv - 1))); do
-      v=${variants[$(( (r + k) % nv ))]}
+    # A new random order every round (seeded by the round, so runs repeat it): every variant
+    # takes every place, and follows every other one, about equally often (a rotation keeps
+    # each variant after the same other one, and a load after another is not quite the same).
+    for k in $(seq 0 $((nv - 1)) | shuf --random-source=<(yes "$r")); do
+      v=${variants[$k]}
       set -- $v
-      t[$v]=$(psql -c "TRUNCATE lotsaints_strat" -c "SET fastcopy.extend_strategy = $1" \
+      t[$v]=$(psql -c "TRUNCATE lotsaints_strat" -c "CHECKPOINT" -c "SET fastcopy.extend_strategy = $1" \
                -c "SET fastcopy.extend_pages = $2" \
                -c "SELECT bench_ms('SELECT fastcopy.load(''lotsaints_strat'', ''$data'')')" | tail -1)
       line+=" $1/$2 ${t[$v]}"
@@ -61,8 +63,8 @@ done
   echo "# Extension strategies, one session (lotsaints)"
   echo
   echo "2,000,000 rows of (a int, b int, c int) into an UNLOGGED table by fastcopy.load, one session;"
-  echo "the strategies alternate in every round, in an order that rotates from round to round, $rounds rounds after"
-  echo "a warm-up, TRUNCATE before each load;"
+  echo "the strategies alternate in every round, in a random order drawn anew every round, $rounds rounds after"
+  echo "a warm-up, TRUNCATE and CHECKPOINT (untimed) before each load;"
   echo "median ms and, in parentheses, the median over the rounds of each round's ratio to the first column"
   echo "(above 1 = faster; a ratio within one round cancels the drift of this VM's speed). extend_method auto."
   echo "Machine: $(nproc) cores, $(uname -r), release build. Run: \`make bench-strategies\` ($(date -u +%Y-%m-%d))."
