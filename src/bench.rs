@@ -22,8 +22,9 @@ unsafe extern "C-unwind" {
 /// `inputs` parsed as `bits`-bit integers: `fastcopy` as the loader calls it (the field at the
 /// start of the rest of its buffer), `fastcopy_slice` on the field alone (as the SQL functions
 /// call it). `ns_per_value` is the best of the repetitions, `speedup` the median of the
-/// server's time over this parser's in each repetition. Every input must be valid for the
-/// server.
+/// server's time over this parser's in each repetition, `checksum` the sum of the values it
+/// returned in one repetition (`rounds` / 41 passes, at least one). Every input must be valid
+/// for the server.
 #[pg_extern(volatile, parallel_unsafe)]
 fn bench_int_parser(
     inputs: Vec<String>,
