@@ -52,7 +52,8 @@
 //!    `examples/int_bench.rs` measures this choice against a digit-at-a-time loop, other SWAR
 //!    layouts and a length dispatch with branches.
 //! 2. **General path** ([`general`]), out of line: spaces, `+`, prefixes, underscores, junk, longer
-//!    numbers. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the fast
+//!    numbers. A `+` before the canonical form is the fast path on the rest ([`fast`]), first
+//!    thing. `ws* [+-]? [0-9]+ ws*` again means the same in both grammars and takes the fast
 //!    digit code ([`magnitude`]) once spaces, sign and leading zeros are off. Under
 //!    [`Grammar::Pg16`], a rest (after spaces and sign) that is one hex number (`0x` and up to 16
 //!    hex digits) or decimal digits with single underscores (up to 16 bytes), then spaces, has only
@@ -463,6 +464,15 @@ fn strip_zeros(mut b: &[u8]) -> &[u8] {
 /// zeros around a canonical number through the fast digit code, else the full grammar of `g`.
 #[inline(never)]
 fn general<const MAG: u64>(s: &[u8], g: Grammar) -> Result<i64, IntError> {
+    // '+' and then the canonical form, as some clients write positive numbers: the fast path on
+    // the rest. Both grammars take one optional sign before the digits, so this means what the
+    // digits alone mean; a second sign ("+-1") is left to the code below.
+    if let [b'+', rest @ ..] = s
+        && rest.first() != Some(&b'-')
+        && let Some(v) = fast::<MAG>(rest)
+    {
+        return Ok(v);
+    }
     // 16+ literals without spaces, as a client writes them: a hex number or decimal digits
     // with underscores after an optional '-', straight to their SWAR code (which declines
     // anything else, such as "0x_1F", for the step-by-step code below).
