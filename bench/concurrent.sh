@@ -3,7 +3,9 @@
 # table at once, 2,000,000 lotsaints rows in total (each session its share), COPY vs
 # fastcopy.load under each extend_strategy/extend_method, and fastcopy under
 # max_buffered_tuples 1000 / 5000 / 10000. Wall time until every session is done, median of
-# ROUNDS (default 3), TRUNCATE before each. Writes bench/results/concurrent.md.
+# ROUNDS (default 9), TRUNCATE before each; every round runs each loader once, in a random
+# order, and the ratios are medians of each round's ratio to COPY and to fastcopy's default
+# (server/auto). Writes bench/results/concurrent.md.
 #   bench/concurrent.sh [majors...]      default: 15 16 17
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -11,7 +13,7 @@ cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
 majors=($(bench_majors "$@"))
-rounds=${ROUNDS:-3}
+rounds=${ROUNDS:-9}
 out=bench/results/concurrent.md
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
@@ -35,12 +37,16 @@ for m in "${majors[@]}"; do
   if [ "$m" -ge 16 ]; then
     configs+=("fastcopy fixed/fallocate, 64 pages|SET fastcopy.extend_strategy = fixed; SET fastcopy.extend_method = fallocate;|SELECT fastcopy.load('conc_t', 'FILE')")
   fi
-  for c in "${configs[@]}"; do
-    IFS='|' read -r label settings stmt <<<"$c"
-    row="| $version | $label |"
-    for n in 1 2 4; do
-      times=()
-      for r in $(seq 0 "$rounds"); do
+  nc=${#configs[@]}
+  declare -A ms=() vs_copy=() vs_server=()
+  for n in 1 2 4; do
+    for r in $(seq 0 "$rounds"); do
+      # Every loader once per round, in a random order drawn anew every round (seeded by the
+      # round): the two sides of every ratio are measured moments apart, and none always
+      # follows the same other one.
+      declare -A t=()
+      for i in $(seq 0 $((nc - 1)) | shuf --random-source=<(yes "$n.$r")); do
+        IFS='|' read -r label settings stmt <<<"${configs[$i]}"
         psql -c "TRUNCATE conc_t"
         t0=$(date +%s%N)
         pids=()
@@ -49,25 +55,44 @@ for m in "${majors[@]}"; do
           scripts/cluster.sh psql "$m" -qAt -v ON_ERROR_STOP=1 -c "$settings $q" >/dev/null & pids+=($!)
         done
         for p in "${pids[@]}"; do wait "$p"; done
-        ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-        [ "$r" -gt 0 ] && times+=("$ms")
+        t[$i]=$(( ($(date +%s%N) - t0) / 1000000 ))
+        rows=$(psql -c "SELECT count(*) FROM conc_t")
+        [ "$rows" = 2000000 ] || { echo "conc: $label with $n sessions loaded $rows rows"; exit 1; }
       done
-      rows=$(psql -c "SELECT count(*) FROM conc_t")
-      [ "$rows" = 2000000 ] || { echo "conc: $label with $n sessions loaded $rows rows"; exit 1; }
-      med=$(median "${times[@]}")
-      echo "pg$m $label, $n sessions: $med ms"
-      row="$row $med |"
+      if [ "$r" -gt 0 ]; then
+        for i in $(seq 0 $((nc - 1))); do
+          ms[$i.$n]+="${t[$i]} "
+          vs_copy[$i.$n]+="$(awk -v b="${t[0]}" -v x="${t[$i]}" 'BEGIN {printf "%.4f", b / x}') "
+          vs_server[$i.$n]+="$(awk -v b="${t[1]}" -v x="${t[$i]}" 'BEGIN {printf "%.4f", b / x}') "
+        done
+      fi
+      echo "pg$m $n sessions, round $r: ${t[*]}"
+      unset t
     done
-    echo "$row" >> "$tmp"
   done
+  for i in $(seq 0 $((nc - 1))); do
+    IFS='|' read -r label settings stmt <<<"${configs[$i]}"
+    row="| $version | $label |"
+    for n in 1 2 4; do
+      cell="$(median ${ms[$i.$n]})"
+      [ "$i" -gt 0 ] && cell+=" ($(printf '%.2f' "$(median ${vs_copy[$i.$n]})")×"
+      [ "$i" -gt 1 ] && cell+=", $(printf '%.2f' "$(median ${vs_server[$i.$n]})")×"
+      [ "$i" -gt 0 ] && cell+=")"
+      row="$row $cell |"
+    done
+    echo "$row" | tee -a "$tmp"
+  done
+  unset ms vs_copy vs_server
   psql -c "DROP TABLE conc_t" >/dev/null
 done
 {
   echo "# Concurrent loads and buffering"
   echo
   echo "2,000,000 lotsaints rows in total into one UNLOGGED table, split over 1, 2 or 4 sessions loading at once;"
-  echo "wall ms until all are done, median of $rounds rounds after a warm-up. Machine: $(nproc) cores (so 4 sessions share"
-  echo "2 cores, and fastcopy's reader threads share them too). Run: \`make bench-concurrent\` ($(date -u +%Y-%m-%d))."
+  echo "wall ms until all are done, median of $rounds rounds after a warm-up. Every round runs each loader once, in a random"
+  echo "order drawn anew every round; in parentheses the median over the rounds of each round's ratio to COPY and (for"
+  echo "the strategies and buffer sizes) to fastcopy server/auto, the default (above 1 = faster). Machine: $(nproc) cores"
+  echo "(so 4 sessions share 2 cores, and fastcopy's reader threads share them too). Run: \`make bench-concurrent\` ($(date -u +%Y-%m-%d))."
   echo
   echo "| PostgreSQL | loader | 1 session | 2 sessions | 4 sessions |"
   echo "|---|---|---|---|---|"
