@@ -18,8 +18,7 @@ out=bench/results/concurrent.md
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
-  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-       -c "DROP TABLE IF EXISTS conc_t" -c "CREATE UNLOGGED TABLE conc_t (a int, b int, c int)" >/dev/null
+  psql -c "DROP TABLE IF EXISTS conc_t" -c "CREATE UNLOGGED TABLE conc_t (a int, b int, c int)" >/dev/null
   for n in 1 2 4; do
     for k in $(seq 0 $((n - 1))); do
       lotsaints_data "$k" "$n" >/dev/null
@@ -45,7 +44,7 @@ for m in "${majors[@]}"; do
       # round): the two sides of every ratio are measured moments apart, and none always
       # follows the same other one.
       declare -A t=()
-      for i in $(seq 0 $((nc - 1)) | shuf --random-source=<(yes "$n.$r")); do
+      for i in $(random_order "$nc" "$n.$r"); do
         IFS='|' read -r label settings stmt <<<"${configs[$i]}"
         psql -c "TRUNCATE conc_t"
         t0=$(date +%s%N)
@@ -62,8 +61,8 @@ for m in "${majors[@]}"; do
       if [ "$r" -gt 0 ]; then
         for i in $(seq 0 $((nc - 1))); do
           ms[$i.$n]+="${t[$i]} "
-          vs_copy[$i.$n]+="$(awk -v b="${t[0]}" -v x="${t[$i]}" 'BEGIN {printf "%.4f", b / x}') "
-          vs_server[$i.$n]+="$(awk -v b="${t[1]}" -v x="${t[$i]}" 'BEGIN {printf "%.4f", b / x}') "
+          vs_copy[$i.$n]+="$(ratio "${t[0]}" "${t[$i]}") "
+          vs_server[$i.$n]+="$(ratio "${t[1]}" "${t[$i]}") "
         done
       fi
       echo "pg$m $n sessions, round $r: ${t[*]}"

@@ -19,8 +19,7 @@ mkdir -p bench/results
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
-  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-       -c "DROP TABLE IF EXISTS ints10m_copy, ints10m_fast" \
+  psql -c "DROP TABLE IF EXISTS ints10m_copy, ints10m_fast" \
        -c "CREATE TABLE ints10m_copy (a int)" -c "CREATE TABLE ints10m_fast (a int)" \
        -c "$BENCH_MS_SQL"
   data="$FASTCOPY_RUN/ints10m.copy"
@@ -39,7 +38,7 @@ for m in "${majors[@]}"; do
     done
     if [ "$r" -gt 0 ]; then
       copy_ms+=("${t[copy]}"); fast_ms+=("${t[fast]}")
-      ratios+=("$(awk -v c="${t[copy]}" -v f="${t[fast]}" 'BEGIN {printf "%.4f", c / f}')")
+      ratios+=("$(ratio "${t[copy]}" "${t[fast]}")")
     fi
     echo "pg$m round $r: COPY ${t[copy]} ms, fastcopy.load ${t[fast]} ms"
     unset t

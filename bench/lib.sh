@@ -23,13 +23,20 @@ BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $
 # bench_majors [MAJORS...]: the majors a script was asked for, 15 16 17 by default.
 bench_majors() { echo "${@:-15 16 17}"; }
 
-# use_major M: the release build installed into PostgreSQL M and its cluster started; `psql`
-# below then runs there.
+# use_major M: the release build installed into PostgreSQL M, its cluster started and the
+# extension created afresh; `psql` below then runs there.
 use_major() {
   m=$1
   scripts/install.sh "$m"
   scripts/cluster.sh start "$m" >/dev/null
+  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy"
 }
+
+# ratio A B: A / B to 4 decimals (a round's speed-up of B over A, for `median`).
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a / b}'; }
+
+# random_order N SEED: 0 .. N-1 in a random order that SEED fixes (a round's order of loads).
+random_order() { seq 0 $(($1 - 1)) | shuf --random-source=<(yes "$2"); }
 
 # psql ARGS...: psql on the cluster of major $m, unaligned, tuples only, stopping at an error.
 psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }

@@ -19,8 +19,7 @@ mkdir -p bench/results
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
-  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-       -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast, lotsaints_ign" \
+  psql -c "DROP TABLE IF EXISTS lotsaints_copy, lotsaints_fast, lotsaints_ign" \
        -c "CREATE UNLOGGED TABLE lotsaints_copy (a int, b int, c int)" \
        -c "CREATE UNLOGGED TABLE lotsaints_fast (a int, b int, c int)" \
        -c "CREATE UNLOGGED TABLE lotsaints_ign (a int, b int, c int)" -c "$BENCH_MS_SQL"

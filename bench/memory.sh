@@ -10,8 +10,7 @@ cd "$here/.."
 rows=${SIZE_ROWS:-24000000}
 use_major "${1:-17}"
 data="$FASTCOPY_RUN/memory.copy"
-psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-     -c "DROP TABLE IF EXISTS mem_t" -c "CREATE UNLOGGED TABLE mem_t (a bigint, b int, c text)"
+psql -c "DROP TABLE IF EXISTS mem_t" -c "CREATE UNLOGGED TABLE mem_t (a bigint, b int, c text)"
 [ -f "$data" ] || psql -c "COPY (SELECT g, g % 100000, md5(g::text) FROM generate_series(1, $rows) g) TO '$data'"
 size=$(stat -c %s "$data")
 # one session: note the baseline, load, read the high-water marks from /proc

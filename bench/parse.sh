@@ -15,7 +15,6 @@ mkdir -p bench/results
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
-  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy"
   version=$(psql -c "SHOW server_version")
   classes=(
     "int4 canonical, mixed lengths|32|SELECT array_agg(((random() * 2 - 1) * 10 ^ (random() * 9.3))::int::text) FROM generate_series(1, 100000)"

@@ -18,7 +18,6 @@ for m in "${majors[@]}"; do
   use_major "$m"
   psql <<'SQL'
 SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS fastcopy CASCADE; CREATE EXTENSION fastcopy;
 DROP SCHEMA IF EXISTS bsem CASCADE; CREATE SCHEMA bsem; SET search_path = bsem;
 CREATE FUNCTION bump() RETURNS trigger LANGUAGE plpgsql AS 'BEGIN NEW.b := NEW.b + 1; RETURN NEW; END';
 CREATE TABLE fkp (c int PRIMARY KEY); INSERT INTO fkp VALUES (3243423);
@@ -53,7 +52,7 @@ SQL
       done
       if [ "$r" -gt 0 ]; then
         c_ms+=("$c"); f_ms+=("$f")
-        ratios+=("$(awk -v c="$c" -v f="$f" 'BEGIN {printf "%.4f", c / f}')")
+        ratios+=("$(ratio "$c" "$f")")
       fi
       echo "pg$m $t round $r: COPY $c ms, fastcopy $f ms"
     done

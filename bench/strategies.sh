@@ -20,8 +20,7 @@ IFS="|" read -r -a variants <<<"${VARIANTS:-server 64|fixed 16|sticky 16|fixed 6
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
-  psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy" \
-       -c "DROP TABLE IF EXISTS lotsaints_strat" \
+  psql -c "DROP TABLE IF EXISTS lotsaints_strat" \
        -c "CREATE UNLOGGED TABLE lotsaints_strat (a int, b int, c int)" -c "$BENCH_MS_SQL"
   data=$(lotsaints_data)
   declare -A ms=() ratio=()
@@ -32,7 +31,7 @@ for m in "${majors[@]}"; do
     # A new random order every round (seeded by the round, so runs repeat it): every variant
     # takes every place, and follows every other one, about equally often (a rotation keeps
     # each variant after the same other one, and a load after another is not quite the same).
-    for k in $(seq 0 $((nv - 1)) | shuf --random-source=<(yes "$r")); do
+    for k in $(random_order "$nv" "$r"); do
       v=${variants[$k]}
       set -- $v
       t[$v]=$(psql -c "TRUNCATE lotsaints_strat" -c "CHECKPOINT" -c "SET fastcopy.extend_strategy = $1" \
@@ -43,7 +42,7 @@ for m in "${majors[@]}"; do
     if [ "$r" -gt 0 ]; then
       for v in "${variants[@]}"; do
         ms[$v]+="${t[$v]} "
-        ratio[$v]+="$(awk -v b="${t[${variants[0]}]}" -v x="${t[$v]}" 'BEGIN {printf "%.4f", b / x}') "
+        ratio[$v]+="$(ratio "${t[${variants[0]}]}" "${t[$v]}") "
       done
     fi
     unset t
