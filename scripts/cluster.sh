@@ -7,6 +7,8 @@
 #   scripts/cluster.sh psql 17 [psql args...]
 #   scripts/cluster.sh status 17
 #   scripts/cluster.sh destroy 17   stop and delete the data directory
+# FASTCOPY_SERVER_ENV="NAME=value ..." puts those variables into the server's environment
+# (`start`, when the server is not running yet).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 . "$here/env.sh"
@@ -37,7 +39,8 @@ checkpoint_timeout = '30min'
 CONF
     fi
     if ! as_user "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
-      as_user "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w start >/dev/null
+      # shellcheck disable=SC2086 # a list of NAME=value words
+      as_user env ${FASTCOPY_SERVER_ENV:-} "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w start >/dev/null
     fi
     echo "cluster $major running: $bindir/psql -h $FASTCOPY_RUN -p $port -U postgres"
     ;;

@@ -90,7 +90,9 @@ fn load(
         force_not_null,
         force_null,
     };
-    result_row(load::run(relid, Source::File(path), &opts))
+    result_row(crate::error::exact(move || {
+        load::run(relid, Source::File(path), &opts)
+    }))
 }
 
 #[allow(clippy::too_many_arguments)]
@@ -127,5 +129,7 @@ fn load_data(
         force_not_null,
         force_null,
     };
-    result_row(load::run(relid, Source::Data(data), &opts))
+    result_row(crate::error::exact(move || {
+        load::run(relid, Source::Data(data), &opts)
+    }))
 }

@@ -9,6 +9,9 @@ use std::ffi::c_char;
 use std::hint::black_box;
 use std::time::Instant;
 
+// SAFETY: the declarations match utils/builtins.h of 15, 16 and 17
+// (`int16 pg_strtoint16(const char *s)`, `int32 pg_strtoint32(...)`, `int64 pg_strtoint64(...)`,
+// defined in numutils.c).
 unsafe extern "C-unwind" {
     // numutils.c, same signatures in 15, 16 and 17. Declared here without pgrx's per-call
     // error guard so the comparison measures the parsers, not the guard; the inputs are
@@ -93,6 +96,13 @@ fn bench_int_parser(
     let b = &buf;
     let server = |(at, _): (usize, usize)| -> i64 {
         let p = b[at..].as_ptr() as *const c_char;
+        // SAFETY: `p` points into `buf`, borrowed for the closure's life, at the start of one
+        // input followed by its NUL (pushed after each input, none of which contains a NUL), so
+        // the C string the functions read lies inside `buf`. Every input was checked above to
+        // be valid for this grammar, so the functions return without raising an ERROR (an
+        // ERROR here would longjmp past these unguarded Rust frames). Called on the backend
+        // thread, where the #[pg_extern] runs. The block stays around the whole match: this is
+        // the timed loop.
         unsafe {
             match bits {
                 16 => pg_strtoint16(p) as i64,

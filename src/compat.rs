@@ -17,6 +17,9 @@ pub unsafe fn init_range_table(
     rel: pg_sys::Relation,
     attnums: &[i16],
 ) {
+    // SAFETY: `rel` and `estate` are valid as the # Safety section requires, on the backend
+    // thread; `make_parsestate` and `addRangeTableEntryForRelation` return valid palloc'd nodes
+    // (the RTE, and on 16+ its RTEPermissionInfo) that the writes below fill in, as COPY does.
     unsafe {
         let pstate = pg_sys::make_parsestate(std::ptr::null_mut());
         let nsitem = pg_sys::addRangeTableEntryForRelation(
@@ -62,6 +65,9 @@ pub unsafe fn insert_index_tuples(
     slot: *mut pg_sys::TupleTableSlot,
     estate: *mut pg_sys::EState,
 ) -> *mut pg_sys::List {
+    // SAFETY: `rri`, `slot` and `estate` are valid as the # Safety section requires; the
+    // arguments are those of the version's `ExecInsertIndexTuples` (16 added
+    // `onlySummarizing`), with no speculative insertion and no arbiter indexes.
     unsafe {
         #[cfg(feature = "pg15")]
         {
@@ -97,6 +103,7 @@ pub unsafe fn insert_index_tuples(
 /// # Safety
 /// `rel` is an open relation.
 pub unsafe fn created_in_this_transaction(rel: pg_sys::Relation) -> bool {
+    // SAFETY: `rel` points to an open relcache entry (# Safety); these are plain field reads.
     unsafe {
         #[cfg(feature = "pg15")]
         let first = (*rel).rd_firstRelfilenodeSubid;
@@ -122,6 +129,8 @@ pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
 /// # Safety
 /// `rel` is an open relation.
 pub unsafe fn new_in_current_subtransaction(rel: pg_sys::Relation) -> bool {
+    // SAFETY: `rel` points to an open relcache entry (# Safety), read on the backend thread
+    // inside a transaction, where `GetCurrentSubTransactionId` is valid.
     unsafe {
         let current = pg_sys::GetCurrentSubTransactionId();
         #[cfg(feature = "pg15")]
@@ -140,6 +149,9 @@ pub unsafe fn root_to_child_map(
     leaf: *mut pg_sys::ResultRelInfo,
     estate: *mut pg_sys::EState,
 ) -> *mut pg_sys::TupleConversionMap {
+    // SAFETY: `leaf` and `estate` are valid as the # Safety section requires: 15 has the map
+    // in the leaf's `ri_RootToPartitionMap` (set up by `ExecFindPartition`), 16+ builds it
+    // on demand in `ExecGetRootToChildMap`.
     unsafe {
         #[cfg(feature = "pg15")]
         {
@@ -168,6 +180,10 @@ pub unsafe fn input_soft(
     typioparam: pg_sys::Oid,
     typmod: i32,
 ) -> Option<pg_sys::Datum> {
+    // SAFETY: `flinfo` and `s` are valid as the # Safety section requires. 16+: `escontext`
+    // and `out` are locals that outlive the call; `escontext` is a zeroed `ErrorSaveContext`
+    // with its node tag set (no details wanted), as the soft-error API needs. 15: the same
+    // arguments go to `input_marked`.
     unsafe {
         #[cfg(not(feature = "pg15"))]
         {
@@ -209,6 +225,7 @@ pub unsafe fn input_marked(
 ) -> pg_sys::Datum {
     use std::sync::atomic::Ordering::Relaxed;
     IN_INPUT.store(true, Relaxed);
+    // SAFETY: `flinfo` is an input function's and `s` NUL-terminated or NULL (# Safety).
     let d = unsafe { pg_sys::InputFunctionCall(flinfo, s, typioparam, typmod) };
     IN_INPUT.store(false, Relaxed);
     d
@@ -226,15 +243,27 @@ pub fn input_failed() -> bool {
 pub fn in_subtransaction<T>(
     f: impl FnOnce() -> T + std::panic::UnwindSafe,
 ) -> Result<T, pgrx::pg_sys::panic::CaughtError> {
+    // SAFETY: reads of the backend's globals, on the backend thread (pgrx's functions only run
+    // there), inside a transaction (the load's), where both are set.
+    let (mem, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
+    IN_INPUT.store(false, std::sync::atomic::Ordering::Relaxed);
+    // SAFETY: on the backend thread inside a transaction, as `BeginInternalSubTransaction`
+    // needs (a NULL name is allowed). It switches to the subtransaction's memory context;
+    // switching back to `mem`, the caller's context, which outlives the subtransaction, is
+    // what PL/pgSQL's exception blocks do.
     unsafe {
-        let mem = pg_sys::CurrentMemoryContext;
-        let owner = pg_sys::CurrentResourceOwner;
-        IN_INPUT.store(false, std::sync::atomic::Ordering::Relaxed);
         pg_sys::BeginInternalSubTransaction(std::ptr::null());
         pg_sys::MemoryContextSwitchTo(mem);
-        let out = pgrx::PgTryBuilder::new(|| Ok(f()))
-            .catch_others(Err)
-            .execute();
+    }
+    let out = pgrx::PgTryBuilder::new(|| Ok(f()))
+        .catch_others(Err)
+        .execute();
+    // SAFETY: the subtransaction begun above is still the current one: `f` returned or its
+    // ERROR was caught (pgrx has flushed the error state), and subtransactions of its own, if
+    // any, were ended (nested calls of this function end theirs on both paths). Ending it
+    // restores its parent's transaction state; `mem` and `owner` are the caller's memory
+    // context and resource owner, which outlive the subtransaction.
+    unsafe {
         if out.is_ok() {
             pg_sys::ReleaseCurrentSubTransaction();
         } else {
@@ -242,8 +271,8 @@ pub fn in_subtransaction<T>(
         }
         pg_sys::MemoryContextSwitchTo(mem);
         pg_sys::CurrentResourceOwner = owner;
-        out
     }
+    out
 }
 
 /// Executor functions pgrx does not bind (their signatures are the same in 15, 16 and 17),
@@ -258,6 +287,8 @@ pub mod exec {
 
     mod c {
         use super::*;
+        // SAFETY: the declarations match executor/execPartition.h and
+        // executor/nodeModifyTable.h of 15, 16 and 17.
         unsafe extern "C-unwind" {
             pub fn ExecSetupPartitionTupleRouting(
                 estate: *mut EState,
@@ -283,13 +314,24 @@ pub mod exec {
         }
     }
 
+    /// # Safety
+    /// As the C function: `estate` is a live executor state and `rel` the open, locked
+    /// partitioned table; on the backend thread.
     pub unsafe fn ExecSetupPartitionTupleRouting(
         estate: *mut EState,
         rel: Relation,
     ) -> *mut PartitionTupleRouting {
+        // SAFETY: the arguments are valid as the # Safety section requires; the closure only
+        // calls the C function (nothing in it to drop if it raises an ERROR), on the backend
+        // thread, which `pg_guard_ffi_boundary` needs. The declaration matches
+        // executor/execPartition.h of 15, 16 and 17.
         unsafe { pg_guard_ffi_boundary(|| c::ExecSetupPartitionTupleRouting(estate, rel)) }
     }
 
+    /// # Safety
+    /// As the C function: `proute` came from `ExecSetupPartitionTupleRouting` on `estate` for
+    /// `root`'s relation, `mtstate` is the ModifyTableState it routes for, `slot` holds a row
+    /// of the root's row type; on the backend thread.
     pub unsafe fn ExecFindPartition(
         mtstate: *mut ModifyTableState,
         root: *mut ResultRelInfo,
@@ -297,24 +339,37 @@ pub mod exec {
         slot: *mut TupleTableSlot,
         estate: *mut EState,
     ) -> *mut ResultRelInfo {
+        // SAFETY: as in `ExecSetupPartitionTupleRouting`: valid arguments (# Safety), a closure
+        // that only calls the C function, the backend thread, a matching declaration.
         unsafe {
             pg_guard_ffi_boundary(|| c::ExecFindPartition(mtstate, root, proute, slot, estate))
         }
     }
 
+    /// # Safety
+    /// As the C function: `proute` came from `ExecSetupPartitionTupleRouting` and is not used
+    /// afterwards, `mtstate` is the ModifyTableState it routed for; on the backend thread.
     pub unsafe fn ExecCleanupTupleRouting(
         mtstate: *mut ModifyTableState,
         proute: *mut PartitionTupleRouting,
     ) {
+        // SAFETY: as in `ExecSetupPartitionTupleRouting`: valid arguments (# Safety), a closure
+        // that only calls the C function, the backend thread, a matching declaration.
         unsafe { pg_guard_ffi_boundary(|| c::ExecCleanupTupleRouting(mtstate, proute)) }
     }
 
+    /// # Safety
+    /// As the C function: `rri` is a result relation of `estate` whose relation has stored
+    /// generated columns, `slot` holds a row of that relation; on the backend thread.
     pub unsafe fn ExecComputeStoredGenerated(
         rri: *mut ResultRelInfo,
         estate: *mut EState,
         slot: *mut TupleTableSlot,
         cmdtype: CmdType::Type,
     ) {
+        // SAFETY: as in `ExecSetupPartitionTupleRouting`: valid arguments (# Safety), a closure
+        // that only calls the C function, the backend thread, a matching declaration
+        // (executor/nodeModifyTable.h; `CmdType` is a C enum, an unsigned int here).
         unsafe {
             pg_guard_ffi_boundary(|| c::ExecComputeStoredGenerated(rri, estate, slot, cmdtype))
         }

@@ -23,8 +23,10 @@ const BLCKSZ: usize = pg_sys::BLCKSZ as usize;
 const PAGE_HEADER: usize = 24;
 const INVALID_BLOCK: pg_sys::BlockNumber = pg_sys::InvalidBlockNumber;
 
-/// The start of `BulkInsertStateData` (access/hio.h), which pgrx leaves opaque.
+/// `BulkInsertStateData` (access/hio.h), which pgrx leaves opaque.
 /// 15: `{ strategy, current_buf }`; 16 and 17 add the free-page range of a bulk extension.
+/// The `GetBulkInsertState` pointers of the heap are cast to it, so its layout must be the C
+/// one: checked at compile time below.
 #[repr(C)]
 struct BulkInsertStateMirror {
     strategy: pg_sys::BufferAccessStrategy,
@@ -36,6 +38,33 @@ struct BulkInsertStateMirror {
     #[cfg(not(feature = "pg15"))]
     already_extended_by: u32,
 }
+
+// The layout of `BulkInsertStateData` as access/hio.h of 15, 16 and 17 lays it out on 64-bit
+// Linux (`BufferAccessStrategy` a pointer, `Buffer` an int, `BlockNumber` and `uint32`
+// 4-byte unsigned ints), the same in every minor release of each:
+// 15:     BufferAccessStrategy strategy;     offset 0
+//         Buffer               current_buf;  offset 8
+//         (4 bytes of tail padding)          sizeof 16
+// 16, 17: BufferAccessStrategy strategy;     offset 0
+//         Buffer               current_buf;  offset 8
+//         BlockNumber          next_free;    offset 12
+//         BlockNumber          last_free;    offset 16
+//         uint32               already_extended_by; offset 20
+//                                            sizeof 24
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::offset_of!(BulkInsertStateMirror, strategy) == 0);
+#[cfg(target_pointer_width = "64")]
+const _: () = assert!(std::mem::offset_of!(BulkInsertStateMirror, current_buf) == 8);
+#[cfg(all(target_pointer_width = "64", feature = "pg15"))]
+const _: () = assert!(std::mem::size_of::<BulkInsertStateMirror>() == 16);
+#[cfg(all(target_pointer_width = "64", not(feature = "pg15")))]
+const _: () = assert!(std::mem::offset_of!(BulkInsertStateMirror, next_free) == 12);
+#[cfg(all(target_pointer_width = "64", not(feature = "pg15")))]
+const _: () = assert!(std::mem::offset_of!(BulkInsertStateMirror, last_free) == 16);
+#[cfg(all(target_pointer_width = "64", not(feature = "pg15")))]
+const _: () = assert!(std::mem::offset_of!(BulkInsertStateMirror, already_extended_by) == 20);
+#[cfg(all(target_pointer_width = "64", not(feature = "pg15")))]
+const _: () = assert!(std::mem::size_of::<BulkInsertStateMirror>() == 24);
 
 pub struct Extender {
     strategy: ExtendStrategy,
@@ -60,6 +89,11 @@ impl Extender {
     /// the free space map (TABLE_INSERT_SKIP_FSM), so pages could not be handed over there and
     /// the strategy falls back to `server`.
     pub fn new(rel: pg_sys::Relation, ti_options: i32) -> Extender {
+        // SAFETY: `rel` is the open relation of the insert target being set up (`Buffer::new`
+        // passes the result relation's `ri_RelationDesc`, opened and locked by the load), so
+        // its relcache entry is valid for this call on the backend thread. For a heap table
+        // `rd_options` is NULL or the `StdRdOptions` that `heap_reloptions` parsed, which is how
+        // `RelationGetFillFactor` (utils/rel.h) reads it.
         let fillfactor = unsafe {
             let opts = (*rel).rd_options as *const pg_sys::StdRdOptions;
             if opts.is_null() {
@@ -105,6 +139,9 @@ impl Extender {
             return;
         }
         let need = bytes.div_ceil(self.usable).max(1) as u32;
+        // SAFETY: `bistate` is the live bulk-insert state of `rel` (`Buffer::flush` passes the
+        // one `GetBulkInsertState` made for this buffer, freed only after `finish`), used on
+        // the backend thread and by nobody else between the heap's insert calls.
         let mut have = unsafe { self.pages_waiting(bistate) };
         while have < need {
             let step = match self.strategy {
@@ -123,12 +160,19 @@ impl Extender {
                     })
                 }
             };
+            // SAFETY: as for `pages_waiting` above; `rel` is the open relation this load holds
+            // RowExclusiveLock on, and no buffer lock is held between the heap's insert calls.
             have += unsafe { self.extend(rel, bistate, step) };
         }
     }
 
     /// After the last batch: pages still waiting go to the free space map for later inserts.
     pub fn finish(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState) {
+        // SAFETY: `bistate` is the bulk-insert state of the open relation `rel`, still live
+        // (`Buffer::finish` frees it with `FreeBulkInsertState` only after this), on the backend
+        // thread; `BulkInsertStateMirror` has its C layout (asserted above). The heap leaves
+        // `next_free..=last_free` either both InvalidBlockNumber or a range of pages of `rel` it
+        // has not used, so `record_free` gets existing blocks.
         #[cfg(not(feature = "pg15"))]
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
@@ -143,7 +187,15 @@ impl Extender {
     }
 
     /// New pages the insert path will use before it would extend by itself.
+    ///
+    /// # Safety
+    /// `bistate` points to a live `BulkInsertStateData` (from `GetBulkInsertState`, not yet
+    /// freed) that nothing else uses during the call; on the backend thread.
     unsafe fn pages_waiting(&self, bistate: pg_sys::BulkInsertState) -> u32 {
+        // SAFETY: `bistate` is valid as the # Safety section requires, and the mirror has the C
+        // layout (asserted above), so the reads read the C fields. 15: a `current_buf` other
+        // than InvalidBuffer (0) is a buffer the bulk-insert state holds a pin on, as
+        // `BufferGetBlockNumber` requires.
         unsafe {
             let b = bistate as *const BulkInsertStateMirror;
             #[cfg(not(feature = "pg15"))]
@@ -173,6 +225,11 @@ impl Extender {
 
     /// Extends by `n` pages (in as many calls as the method and the buffer manager need) and
     /// hands them to the insert path; returns how many pages were added.
+    ///
+    /// # Safety
+    /// `rel` is an open heap relation this backend holds at least RowExclusiveLock on, and
+    /// `bistate` its live bulk-insert state (as for `pages_waiting`); on the backend thread,
+    /// with no buffer content lock held (the relation extension lock is taken here).
     #[cfg(not(feature = "pg15"))]
     unsafe fn extend(
         &mut self,
@@ -180,6 +237,11 @@ impl Extender {
         bistate: pg_sys::BulkInsertState,
         n: u32,
     ) -> u32 {
+        // SAFETY: `rel` and `bistate` are valid as the # Safety section requires, the mirror has
+        // the C layout (asserted above). `buffers` holds `ask` entries, at most that many are
+        // written by `ExtendBufferedRelBy`, which returns them pinned (unlocked, flags 0) and
+        // their number in `got` (at least 1); each of those is released once. The extension
+        // lock taken here is released before returning (on ERROR, by the abort).
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
             let mut buffers: Vec<pg_sys::Buffer> = Vec::new();
@@ -244,6 +306,11 @@ impl Extender {
     /// the lock nobody else extends. Each page is then put in a buffer without a read
     /// (`RBM_ZERO_AND_LOCK`, the page is all zeros on disk too) and entered into the free space
     /// map, where the insert path finds it.
+    ///
+    /// # Safety
+    /// As for the 16+ `extend`: `rel` is an open heap relation this backend holds at least
+    /// RowExclusiveLock on, `bistate` its live bulk-insert state; on the backend thread, with
+    /// no buffer content lock held.
     #[cfg(feature = "pg15")]
     unsafe fn extend(
         &mut self,
@@ -251,6 +318,13 @@ impl Extender {
         bistate: pg_sys::BulkInsertState,
         n: u32,
     ) -> u32 {
+        // SAFETY: `rel` and `bistate` are valid as the # Safety section requires, the mirror has
+        // the C layout (asserted above). `relname` is a NUL-terminated NameData in the relcache
+        // entry. `zero_page` is BLCKSZ bytes, what `smgrextend` reads (it does not write
+        // through the pointer). Every block written is below the new end of the fork, so
+        // `ReadBufferExtended` finds it; the buffer it returns pinned and locked is released
+        // before the next. The extension lock is released before returning (on ERROR, by the
+        // abort).
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
             let main = pg_sys::ForkNumber::MAIN_FORKNUM;
@@ -299,8 +373,14 @@ impl Extender {
 
 /// 15's `RelationGetSmgr` (a static inline in utils/rel.h): the relation's storage manager
 /// handle, opened if the relation cache closed it.
+///
+/// # Safety
+/// `rel` is an open relation (its relcache entry pinned by this backend); on the backend
+/// thread. The handle is valid until the next relcache invalidation of `rel` is processed.
 #[cfg(feature = "pg15")]
 unsafe fn relation_smgr(rel: pg_sys::Relation) -> pg_sys::SMgrRelation {
+    // SAFETY: `rel` is valid as the # Safety section requires; as `RelationGetSmgr` does, the
+    // opened handle is given to the relcache entry as owner (`smgrsetowner`), which closes it.
     unsafe {
         if (*rel).rd_smgr.is_null() {
             let smgr = pg_sys::smgropen((*rel).rd_node, (*rel).rd_backend);
@@ -311,12 +391,17 @@ unsafe fn relation_smgr(rel: pg_sys::Relation) -> pg_sys::SMgrRelation {
 }
 
 /// Enters new, empty pages `first..=last` into the free space map.
+///
+/// # Safety
+/// `rel` is an open heap relation; `first..=last` are existing blocks of its main fork (so
+/// `last` is below InvalidBlockNumber and `last + 1` does not overflow); on the backend thread.
 #[cfg(not(feature = "pg15"))]
 unsafe fn record_free(
     rel: pg_sys::Relation,
     first: pg_sys::BlockNumber,
     last: pg_sys::BlockNumber,
 ) {
+    // SAFETY: `rel` and the block range are valid as the # Safety section requires.
     unsafe {
         for blk in first..=last {
             pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);

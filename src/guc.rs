@@ -91,7 +91,10 @@ pub fn init() {
         GucContext::Userset,
         GucFlags::default(),
     );
-    // SAFETY: the check hook is a plain function of its arguments, guarded by #[pg_guard].
+    // SAFETY: pgrx asks that hooks which may panic be #[pg_guard]ed: the check hook is, and
+    // is a plain function of its arguments. Called from `_PG_init` on the backend thread;
+    // `EXTEND_METHOD` and the C string literals are 'static, as the GUC machinery, which
+    // keeps pointers to them, needs.
     unsafe {
         GucRegistry::define_enum_guc_with_hooks(
             c"fastcopy.extend_method",
@@ -104,11 +107,18 @@ pub fn init() {
             None,
             None,
         );
-        pg_sys::MarkGUCPrefixReserved(c"fastcopy".as_ptr());
     }
+    // SAFETY: a 'static NUL-terminated string; called from `_PG_init` on the backend thread,
+    // after all of this prefix's settings are defined, as guc.c expects (placeholders of the
+    // prefix left over are then reported and removed).
+    unsafe { pg_sys::MarkGUCPrefixReserved(c"fastcopy".as_ptr()) };
 }
 
 /// PostgreSQL 15 extends one block per write, so there is no fallocate to choose.
+///
+/// # Safety
+/// Only for guc.c, as the `GucEnumCheckHook` of `fastcopy.extend_method`: `newval` points to
+/// the proposed value (an ordinal of `ExtendMethod`); on the backend thread.
 #[pgrx::pg_guard]
 unsafe extern "C-unwind" fn check_extend_method(
     newval: *mut c_int,
@@ -116,7 +126,13 @@ unsafe extern "C-unwind" fn check_extend_method(
     _source: pg_sys::GucSource::Type,
 ) -> bool {
     let fallocate = ExtendMethod::Fallocate.to_ordinal();
+    // SAFETY: guc.c passes a valid `int *newval` to an enum check hook (# Safety above).
     if cfg!(feature = "pg15") && unsafe { *newval } == fallocate {
+        // SAFETY: on the backend thread, inside guc.c's call of the check hook, which resets
+        // and then reads `GUC_check_errcode_value`, `GUC_check_errmsg_string` and
+        // `GUC_check_errdetail_string` (the globals the C macros set). The strings are
+        // pstrdup'd into the current memory context, which lasts until guc.c has reported
+        // them; the C literals are NUL-terminated.
         unsafe {
             pg_sys::GUC_check_errcode(pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED as c_int);
             pg_sys::GUC_check_errmsg_string = pg_sys::pstrdup(

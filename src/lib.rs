@@ -26,6 +26,7 @@ mod parse;
 
 #[pg_guard]
 pub extern "C-unwind" fn _PG_init() {
+    error::install_panic_hook();
     guc::init();
 }
 
@@ -39,6 +40,7 @@ mod tests {
     include!("../pgrx-tests/guc.rs");
     include!("../pgrx-tests/parse.rs");
     include!("../pgrx-tests/load.rs");
+    include!("../pgrx-tests/errors.rs");
 }
 
 /// Required by `cargo pgrx test`.

@@ -7,7 +7,9 @@
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
 //! - [`input`]: chunked reading and the COPY text-format and CSV row splitters.
 //! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
+//! - [`sqlstate`]: the SQLSTATEs of the errors computed here, as a typed value.
 
 pub mod input;
 pub mod int;
 pub mod pipeline;
+pub mod sqlstate;

@@ -25,7 +25,7 @@ use F::{D, N};
 
 #[derive(Debug, PartialEq, Eq, Clone)]
 struct Err {
-    sqlstate: &'static str,
+    sqlstate: String,
     message: String,
     hint: Option<&'static str>,
     line: u64,
@@ -129,7 +129,7 @@ fn to_err(e: &InputError) -> Err {
     let shown = e.to_string();
     assert!(shown.contains(&e.message()));
     Err {
-        sqlstate: e.sqlstate(),
+        sqlstate: e.sqlstate().as_str().to_string(),
         message: e.message(),
         hint: e.hint(),
         line: e.line,
@@ -956,7 +956,7 @@ fn io_errors() {
     assert!(rd.next_row(&mut row).unwrap());
     let e = rd.next_row(&mut row).unwrap_err();
     assert!(matches!(e.kind, InputErrorKind::Io(_)));
-    assert_eq!(e.sqlstate(), "58030");
+    assert_eq!(e.sqlstate().as_str(), "58030");
     assert_eq!(
         e.message(),
         "could not read from COPY file: Input/output error"
@@ -977,7 +977,7 @@ fn io_errors() {
         };
         let mut rd = RowReader::with_capacity(src, csv(), 16);
         assert_eq!(
-            rd.next_row(&mut row).unwrap_err().sqlstate(),
+            rd.next_row(&mut row).unwrap_err().sqlstate().as_str(),
             state,
             "errno {errno}"
         );
@@ -991,7 +991,7 @@ fn io_errors() {
         16,
     );
     let e = rd.next_row(&mut row).unwrap_err();
-    assert_eq!(e.sqlstate(), "58030");
+    assert_eq!(e.sqlstate().as_str(), "58030");
     assert_eq!(e.message(), "could not read from COPY file: boom");
 }
 

@@ -679,11 +679,7 @@ unsafe fn input(
 
 fn raise_input_error(e: &InputError, pos: *mut Position) -> ! {
     unsafe { (*pos).at_line(e.line) };
-    let code = match e.sqlstate() {
-        "22021" => PgSqlErrorCode::ERRCODE_CHARACTER_NOT_IN_REPERTOIRE,
-        "22P04" => PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
-        _ => PgSqlErrorCode::ERRCODE_IO_ERROR,
-    };
+    let code = PgSqlErrorCode::from(e.sqlstate().packed());
     match e.hint() {
         Some(h) => raise_hint(code, e.message(), h),
         None => raise(code, e.message()),

@@ -34,10 +34,16 @@ pub struct Former {
 
 impl Former {
     pub fn new(tupdesc: pg_sys::TupleDesc) -> Former {
+        // SAFETY: `tupdesc` is the `rd_att` of the relation the load inserts into, open and
+        // locked RowExclusiveLock (`Target::open` passes it): the lock keeps its columns from
+        // changing, and the relcache keeps an unchanged descriptor across rebuilds, so it is
+        // valid here and for the `Former`'s life (the load's); read on the backend thread.
         let natts = unsafe { (*tupdesc).natts } as usize;
         let mut layout = Vec::with_capacity(natts);
         let mut off = 0usize;
         for i in 0..natts {
+            // SAFETY: `attrs` holds `natts` entries (`TupleDescAttr`) and `i < natts`; the
+            // descriptor is valid (above) and not changed while `a` is used.
             let a = unsafe { &*(*tupdesc).attrs.as_ptr().add(i) };
             let len = a.attlen as isize;
             if a.attisdropped || !a.attbyval || !matches!(len, 1 | 2 | 4 | 8) {
@@ -63,8 +69,17 @@ impl Former {
         }
     }
 
-    /// Forms one tuple from `values`/`nulls` (one entry per attribute) in `arena`'s memory
-    /// context (the current memory context must be the batch memory for the fallback path).
+    /// Forms one tuple from `values`/`nulls` (one entry per attribute) in the batch memory:
+    /// the arena's blocks on the fixed-width path, a palloc chunk of `heap_form_tuple`'s on the
+    /// fallback path (both in the current memory context, which must be the batch memory).
+    ///
+    /// # Safety
+    /// The relation whose descriptor `new` got is still open; `values` and `nulls` hold one
+    /// entry per attribute of it (`heap_form_tuple` reads that many), by-reference Datums
+    /// point to valid values. The current memory context is the batch memory on both paths
+    /// (`heap_form_tuple` allocates there, and so does the arena when it needs a new block),
+    /// and `arena.reset()` follows every reset of it: the tuple is valid until then. On the
+    /// backend thread.
     #[inline]
     pub unsafe fn form(
         &self,
@@ -72,6 +87,10 @@ impl Former {
         values: &[pg_sys::Datum],
         nulls: &[bool],
     ) -> pg_sys::HeapTuple {
+        // SAFETY: the # Safety section's conditions are those of `form_fixed` (with `layout`
+        // being `self.fixed`) and of `heap_form_tuple`, which only reads `values` and `nulls`
+        // (the `*mut` casts are for its C signature). One block around the match: this is the
+        // per-row path, inlined into the load loop.
         unsafe {
             match &self.fixed {
                 Some(layout) if !nulls.contains(&true) => self.form_fixed(arena, layout, values),
@@ -86,6 +105,10 @@ impl Former {
 
     /// What `heap_form_tuple` builds for a row without NULLs and without variable-width
     /// attributes: header without null bitmap, values stored by value at their aligned offsets.
+    ///
+    /// # Safety
+    /// As `form`, and `layout` is `self.fixed` (so that `fixed_chunk` bytes hold every value
+    /// at its offset).
     #[inline]
     unsafe fn form_fixed(
         &self,
@@ -93,6 +116,12 @@ impl Former {
         layout: &[(usize, usize)],
         values: &[pg_sys::Datum],
     ) -> pg_sys::HeapTuple {
+        // SAFETY: `chunk` is `fixed_chunk` fresh, zeroed bytes of the batch memory, MAXALIGNed
+        // (see `Arena::alloc_zeroed`), so the `HeapTupleData` at its start and the header at
+        // HEAPTUPLESIZE (a multiple of MAXALIGN) are aligned, and every `off + len` of `layout`
+        // lies within the chunk (`fixed_chunk` counts `HOFF` plus the end of the last
+        // attribute); the values are written unaligned. `tupdesc` is valid (# Safety). One block
+        // for the whole body: this is the per-row path, inlined into the load loop.
         unsafe {
             let chunk = arena.alloc_zeroed(self.fixed_chunk);
             let tuple = chunk as pg_sys::HeapTuple;
@@ -158,17 +187,31 @@ impl Arena {
         self.left = 0;
     }
 
+    /// A zeroed chunk of `size` bytes, valid until the memory context it was taken from is
+    /// reset.
+    ///
+    /// # Safety
+    /// The current memory context is the batch memory, and `reset` is called whenever that is
+    /// reset or deleted (the blocks would dangle otherwise); `size` is above 0, below
+    /// MaxAllocSize, and a multiple of MAXALIGN, so that every chunk stays MAXALIGNed (palloc's
+    /// blocks are). On the backend thread.
     #[inline]
     unsafe fn alloc_zeroed(&mut self, size: usize) -> *mut u8 {
         if size > self.left {
             let block = size.max(ARENA_BLOCK);
+            // SAFETY: on the backend thread, in the batch memory (# Safety); pgrx's guarded
+            // palloc raises an ERROR rather than return NULL.
             self.cur = unsafe { pg_sys::palloc(block) } as *mut u8;
             self.left = block;
         }
         let p = self.cur;
+        // SAFETY: `size <= left`, the bytes left of the current block from `p` on, so the
+        // result stays within the block or one past its end.
         self.cur = unsafe { p.add(size) };
         self.left -= size;
         // Zero just this chunk: it is about to be written, so it is in cache anyway.
+        // SAFETY: `p..p + size` lies in the current block (above), `p` is non-null (a palloc'd
+        // block, `size > 0`), and no earlier chunk uses these bytes.
         unsafe { std::ptr::write_bytes(p, 0, size) };
         p
     }
@@ -177,6 +220,13 @@ impl Arena {
 /// Puts `tuple` into a heap-tuple slot as if the slot owned it (so materializing is a no-op).
 /// Only writes to the slot: the slots of a big batch are rarely in cache, and a read of their
 /// flags stalled the load loop. `flags` is the slot's constant flags (`TTS_FLAG_FIXED`).
+///
+/// # Safety
+/// `slot` is an empty slot of `TTSOpsHeapTuple` (so it is a `HeapTupleTableSlot`) for the
+/// descriptor `tuple` was formed for, and `flags` its `constant_flags`; `tuple` stays valid
+/// while the slot holds it. The slot must be emptied with `forget`, never cleared, while it
+/// holds a tuple that is not a palloc chunk of its own (an arena one): with
+/// TTS_FLAG_SHOULDFREE set, a clear would pfree it.
 #[inline]
 pub unsafe fn store(
     slot: *mut pg_sys::TupleTableSlot,
@@ -184,6 +234,9 @@ pub unsafe fn store(
     relid: pg_sys::Oid,
     flags: u16,
 ) {
+    // SAFETY: `slot` is a valid `HeapTupleTableSlot` (# Safety), so the field writes are in
+    // bounds; they set what `tts_heap_store_tuple` sets for an owned tuple. Per-row path:
+    // one block.
     unsafe {
         let h = slot as *mut pg_sys::HeapTupleTableSlot;
         (*h).tuple = tuple;
@@ -195,8 +248,14 @@ pub unsafe fn store(
 }
 
 /// Empties a slot filled by `store` without freeing its tuple (the batch memory owns it).
+///
+/// # Safety
+/// `slot` is a slot of `TTSOpsHeapTuple` (filled by `store`), `flags` its `constant_flags`;
+/// its tuple is not used through it afterwards.
 #[inline]
 pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot, flags: u16) {
+    // SAFETY: `slot` is a valid `HeapTupleTableSlot` (# Safety); the writes leave it empty,
+    // as `tts_heap_clear` does, without the pfree. Per-row path: one block.
     unsafe {
         let h = slot as *mut pg_sys::HeapTupleTableSlot;
         (*h).tuple = std::ptr::null_mut();
@@ -207,7 +266,11 @@ pub unsafe fn forget(slot: *mut pg_sys::TupleTableSlot, flags: u16) {
 }
 
 /// The flags of an empty heap-tuple slot that stay set whatever it holds.
+///
+/// # Safety
+/// `slot` points to a valid `TupleTableSlot`.
 pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
+    // SAFETY: a read of a valid slot (# Safety).
     unsafe {
         (*slot).tts_flags
             & !((pg_sys::TTS_FLAG_EMPTY | pg_sys::TTS_FLAG_SHOULDFREE | pg_sys::TTS_FLAG_SLOW)
@@ -216,30 +279,60 @@ pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
 }
 
 /// `ExecClearTuple` (a static inline function in C).
+///
+/// # Safety
+/// `slot` is a valid slot whose contents may be freed (not one `store` filled with an arena
+/// tuple); on the backend thread. The callback is called without pgrx's FFI guard, as C
+/// calls it.
 #[inline]
 pub unsafe fn clear(slot: *mut pg_sys::TupleTableSlot) {
+    // SAFETY: `slot` is valid (# Safety), so `tts_ops` points to its slot type's static
+    // `TupleTableSlotOps`, whose `clear` every slot type sets; this is `ExecClearTuple`.
     unsafe { ((*(*slot).tts_ops).clear.unwrap())(slot) }
 }
 
 /// `ExecCopySlot`: `dst` gets its own copy of `src`'s tuple.
+///
+/// # Safety
+/// `dst` and `src` are valid slots of the same row type, `src` holds a row, `dst` may be
+/// cleared (as `clear`); on the backend thread. Called without pgrx's FFI guard, as C calls
+/// it.
 #[inline]
 pub unsafe fn copy(dst: *mut pg_sys::TupleTableSlot, src: *mut pg_sys::TupleTableSlot) {
+    // SAFETY: `dst` is valid (# Safety), so `tts_ops` points to its static
+    // `TupleTableSlotOps`, whose `copyslot` every slot type sets; this is `ExecCopySlot`.
     unsafe { ((*(*dst).tts_ops).copyslot.unwrap())(dst, src) }
 }
 
 /// `ExecMaterializeSlot`: the slot's tuple no longer points into anything else.
+///
+/// # Safety
+/// `slot` is a valid slot holding a row; on the backend thread. Called without pgrx's FFI
+/// guard, as C calls it.
 #[inline]
 pub unsafe fn materialize(slot: *mut pg_sys::TupleTableSlot) {
+    // SAFETY: `slot` is valid (# Safety), so `tts_ops` points to its static
+    // `TupleTableSlotOps`, whose `materialize` every slot type sets; this is
+    // `ExecMaterializeSlot`.
     unsafe { ((*(*slot).tts_ops).materialize.unwrap())(slot) }
 }
 
 /// Stores `values`/`nulls` in `slot` as a virtual tuple (the Datums are not copied).
+///
+/// # Safety
+/// `slot` is a valid slot that may be cleared (as `clear`) whose descriptor has exactly
+/// `values.len()` attributes (its `tts_values` and `tts_isnull` hold that many), and
+/// `nulls.len() == values.len()`; by-reference Datums stay valid while the slot holds them.
+/// On the backend thread.
 #[inline]
 pub unsafe fn store_values(
     slot: *mut pg_sys::TupleTableSlot,
     values: &[pg_sys::Datum],
     nulls: &[bool],
 ) {
+    // SAFETY: per # Safety, the copies write `values.len()` entries into arrays of that
+    // length, which do not overlap the caller's slices; the flag and count writes are what
+    // `ExecStoreVirtualTuple` does after the clear. Per-row path: one block.
     unsafe {
         clear(slot);
         std::ptr::copy_nonoverlapping(values.as_ptr(), (*slot).tts_values, values.len());

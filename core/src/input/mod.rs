@@ -86,6 +86,7 @@ mod csv;
 mod fast;
 mod text;
 
+use crate::sqlstate::SqlState;
 use std::borrow::Cow;
 use std::fmt;
 use std::io::{self, Read};
@@ -350,11 +351,11 @@ impl InputError {
     }
 
     /// The SQLSTATE the server reports.
-    pub fn sqlstate(&self) -> &'static str {
+    pub fn sqlstate(&self) -> SqlState {
         match &self.kind {
             InputErrorKind::Io(e) => io_sqlstate(e),
-            InputErrorKind::InvalidEncoding(_) => "22021",
-            _ => "22P04",
+            InputErrorKind::InvalidEncoding(_) => SqlState::CHARACTER_NOT_IN_REPERTOIRE,
+            _ => SqlState::BAD_COPY_FILE_FORMAT,
         }
     }
 
@@ -420,23 +421,23 @@ impl std::error::Error for InputError {
 
 /// `errcode_for_file_access()` (`elog.c`) for a read error; an error that carries no OS
 /// error number is reported as 58030 `io_error`.
-fn io_sqlstate(e: &io::Error) -> &'static str {
+fn io_sqlstate(e: &io::Error) -> SqlState {
     use io::ErrorKind as K;
     let Some(errno) = e.raw_os_error() else {
-        return "58030";
+        return SqlState::IO_ERROR;
     };
     match e.kind() {
-        // EPERM, EACCES, EROFS: insufficient_privilege
-        K::PermissionDenied | K::ReadOnlyFilesystem => "42501",
-        K::NotFound => "58P01",      // ENOENT: undefined_file
-        K::AlreadyExists => "58P02", // EEXIST: duplicate_file
-        // ENOTDIR, EISDIR, ENOTEMPTY: wrong_object_type
-        K::NotADirectory | K::IsADirectory | K::DirectoryNotEmpty => "42809",
-        K::StorageFull => "53100", // ENOSPC: disk_full
+        // EPERM, EACCES, EROFS
+        K::PermissionDenied | K::ReadOnlyFilesystem => SqlState::INSUFFICIENT_PRIVILEGE,
+        K::NotFound => SqlState::UNDEFINED_FILE,
+        K::AlreadyExists => SqlState::DUPLICATE_FILE,
+        // ENOTDIR, EISDIR, ENOTEMPTY
+        K::NotADirectory | K::IsADirectory | K::DirectoryNotEmpty => SqlState::WRONG_OBJECT_TYPE,
+        K::StorageFull => SqlState::DISK_FULL,
         _ => match errno {
-            23 | 24 => "53000", // ENFILE, EMFILE: insufficient_resources
-            5 => "58030",       // EIO: io_error
-            _ => "XX000",       // everything else: internal_error
+            23 | 24 => SqlState::INSUFFICIENT_RESOURCES, // ENFILE, EMFILE
+            5 => SqlState::IO_ERROR,                     // EIO
+            _ => SqlState::INTERNAL_ERROR,
         },
     }
 }
