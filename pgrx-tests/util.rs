@@ -31,6 +31,29 @@ fn make_outcome_functions() {
     .unwrap();
 }
 
+/// The outcome of one statement with the error's first CONTEXT line:
+/// `ok:<value>` or `err:<SQLSTATE>:<message> | <context>`.
+fn outcome_with_context(query: &str) -> String {
+    Spi::run(
+        r#"
+        CREATE OR REPLACE FUNCTION pg_temp.fc_outcome_ctx(q text) RETURNS text
+        LANGUAGE plpgsql AS $f$
+        DECLARE r text; c text;
+        BEGIN
+          IF q ~* '^\s*(select|with|values|show)\M' THEN EXECUTE q INTO r; ELSE EXECUTE q; END IF;
+          RETURN 'ok:' || coalesce(r, '<null>');
+        EXCEPTION WHEN OTHERS THEN
+          GET STACKED DIAGNOSTICS c = PG_EXCEPTION_CONTEXT;
+          RETURN 'err:' || SQLSTATE || ':' || SQLERRM || ' | ' || split_part(c, E'\n', 1);
+        END $f$;
+        "#,
+    )
+    .unwrap();
+    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome_ctx($1)", &[query.into()])
+        .unwrap()
+        .unwrap()
+}
+
 /// The outcome of one statement: `ok:<value>` or `err:<SQLSTATE>:<message>`.
 fn outcome(query: &str) -> String {
     make_outcome_functions();

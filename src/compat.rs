@@ -113,15 +113,17 @@ pub unsafe fn created_in_this_transaction(rel: pg_sys::Relation) -> bool {
     }
 }
 
-/// SQLSTATE of COPY's "delimiter must not appear in the NULL specification" and "CSV quote
-/// character must not appear in the NULL specification": 15 and 16 report them as a feature not
-/// supported, 17 as an invalid parameter value.
-#[cfg(any(feature = "pg15", feature = "pg16"))]
-pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
-    pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED;
-#[cfg(not(any(feature = "pg15", feature = "pg16")))]
-pub const MARKER_IN_NULL: pgrx::PgSqlErrorCode =
-    pgrx::PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE;
+/// Attribute `i` (0-based) of a tuple descriptor.
+///
+/// # Safety
+/// `tupdesc` is valid and `i < natts`; the result lives as long as the descriptor.
+pub unsafe fn tuple_desc_attr<'a>(
+    tupdesc: pg_sys::TupleDesc,
+    i: usize,
+) -> &'a pg_sys::FormData_pg_attribute {
+    // SAFETY: as the function's contract: 15-17 keep the attributes in `attrs[natts]`.
+    unsafe { &*(*tupdesc).attrs.as_ptr().add(i) }
+}
 
 /// Whether `rel` was created, or got a new relfilenode (TRUNCATE), in the current
 /// subtransaction: COPY FREEZE's precondition.

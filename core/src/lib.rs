@@ -5,11 +5,15 @@
 //! and what may run on a second thread while the backend inserts.
 //!
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
+//! - [`decode`]: the [`decode::Decoder`] trait every data format implements.
 //! - [`input`]: chunked reading and the COPY text-format and CSV row splitters.
 //! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
+//! - [`stream`]: a bounded byte stream from the backend thread to the reader thread.
 //! - [`sqlstate`]: the SQLSTATEs of the errors computed here, as a typed value.
 
+pub mod decode;
 pub mod input;
 pub mod int;
 pub mod pipeline;
 pub mod sqlstate;
+pub mod stream;

@@ -13,9 +13,9 @@
 //! not a value or does not convert is left to the loader, which converts it again and raises
 //! the error in order.
 
-use crate::input::{InputError, Row, RowReader};
+use crate::decode::Decoder;
+use crate::input::{InputError, Row};
 use crate::int::{self, Grammar};
-use std::io::Read;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Integer width of an input field the block converts.
@@ -99,9 +99,9 @@ impl RowBlock {
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`.
-    pub fn fill<R: Read>(
+    pub fn fill<D: Decoder + ?Sized>(
         &mut self,
-        reader: &mut RowReader<R>,
+        reader: &mut D,
         max_bytes: usize,
         plan: Option<&IntPlan>,
     ) {
@@ -155,8 +155,8 @@ fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
 
 /// The reader thread: fills the blocks that come back on `empty` and sends them on `full`
 /// until the input ends. Returns early when the consumer hung up (it stopped with an error).
-pub fn produce<R: Read>(
-    mut reader: RowReader<R>,
+pub fn produce<D: Decoder>(
+    mut reader: D,
     full: SyncSender<RowBlock>,
     empty: Receiver<RowBlock>,
     max_bytes: usize,
@@ -174,7 +174,7 @@ pub fn produce<R: Read>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::{Field, Options};
+    use crate::input::{Field, Options, RowReader};
     use std::sync::mpsc::sync_channel;
 
     fn collect(

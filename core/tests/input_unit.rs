@@ -499,23 +499,6 @@ fn text_end_marker_errors() {
     }
 }
 
-#[test]
-fn end_marker_same_in_all_versions() {
-    for major in [15, 16, 17] {
-        let mut o = text();
-        o.server_major = major;
-        assert_eq!(
-            rows(b"a\nxy\\.\nb\n\\.\nc\n", o.clone()),
-            vec![vec![v("a")], vec![v("xy")], vec![v("b")]]
-        );
-        assert_eq!(err(b"a\n\\.", o).message, "end-of-copy marker corrupt");
-        let mut c = csv();
-        c.server_major = major;
-        assert_eq!(rows(b"a\n\\.\nb\n", c.clone()), vec![vec![v("a")]]);
-        assert_eq!(rows(b"a\n\\.", c), vec![vec![v("a")], vec![v("\\.")]]);
-    }
-}
-
 // ---------------------------------------------------------------- encoding of the raw input
 
 fn assert_enc(e: &Err, bytes: &str, line: u64) {

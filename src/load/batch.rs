@@ -5,18 +5,22 @@
 //! included), as `CopyMultiInsertBufferFlush` does. A relation with BEFORE ROW triggers, or a
 //! load with volatile defaults, gets its rows one at a time (a buffer flushed after every row,
 //! COPY's `CIM_SINGLE`), so that the triggers and default expressions see every earlier row.
+//!
+//! Rows go in through `store.rs`; whether a batch is flushed, and when, is the loader's call.
 
-use super::context::Position;
+use super::position::Position;
 use super::target::Target;
 use super::tuple::{self, Arena};
 use crate::compat;
 use crate::extend::Extender;
 use pgrx::pg_sys;
+use std::collections::HashMap;
 
 /// COPY's `MAX_PARTITION_BUFFERS`: buffers kept after a flush (least recently used dropped).
 const MAX_BUFFERS: usize = 32;
 
-/// The pending rows of one result relation.
+/// The pending rows of one result relation, and the facts about it every row needs (computed
+/// once, when its first row arrives).
 pub struct Buffer {
     pub rri: *mut pg_sys::ResultRelInfo,
     rel: pg_sys::Relation,
@@ -53,7 +57,11 @@ pub struct Buffer {
 
 impl Buffer {
     /// `routed`: a leaf partition found by tuple routing (else the target itself).
+    ///
+    /// # Safety
+    /// `rri` is the target's result relation or one tuple routing returned for it.
     unsafe fn new(rri: *mut pg_sys::ResultRelInfo, target: &Target, routed: bool) -> Buffer {
+        // SAFETY: as the function's contract: `rri` and its relation are open.
         unsafe {
             let rel = (*rri).ri_RelationDesc;
             if (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_FOREIGN_TABLE {
@@ -106,29 +114,41 @@ impl Buffer {
     #[inline]
     pub fn next_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
         if self.used == self.slots.len() {
-            if self.slot_desc.is_null() {
-                // A copy of the relation's descriptor that is not reference-counted: slots of
-                // the relation's own would each pin it in the resource owner, and with
-                // thousands of slots every buffer pin of the insert path pays for that.
-                self.slot_desc = unsafe { pg_sys::CreateTupleDescCopy((*self.rel).rd_att) };
+            // SAFETY: the relation is open; the slots are dropped in `finish`.
+            unsafe {
+                if self.slot_desc.is_null() {
+                    // A copy of the relation's descriptor that is not reference-counted:
+                    // slots of the relation's own would each pin it in the resource owner, and
+                    // with thousands of slots every buffer pin of the insert path pays for that.
+                    self.slot_desc = pg_sys::CreateTupleDescCopy((*self.rel).rd_att);
+                }
+                let slot = pg_sys::MakeSingleTupleTableSlot(
+                    self.slot_desc,
+                    &raw const pg_sys::TTSOpsHeapTuple,
+                );
+                self.slot_flags = tuple::constant_flags(slot);
+                self.slots.push(slot);
             }
-            let slot = unsafe {
-                pg_sys::MakeSingleTupleTableSlot(self.slot_desc, &raw const pg_sys::TTSOpsHeapTuple)
-            };
-            self.slot_flags = unsafe { tuple::constant_flags(slot) };
-            self.slots.push(slot);
             self.linenos.push(0);
         }
         self.slots[self.used]
     }
 
     /// Inserts the buffered rows, then their index entries and AFTER ROW triggers.
-    unsafe fn flush(&mut self, batch: &BatchState, target: &Target, pos: &mut Position) {
+    ///
+    /// # Safety
+    /// The slots `0..used` hold rows stored by `store.rs` for this relation.
+    unsafe fn flush(&mut self, batch: &BatchState, target: &Target, pos: &Position) {
+        // Errors while rows are inserted name the last line read, without its text; in
+        // single-row mode COPY inserts the row it has just read, its text still shown.
+        if !self.single {
+            pos.hide_text();
+        }
+        // SAFETY: as the function's contract; the executor state is the target's.
         unsafe {
             self.extender
                 .before_insert(self.rel, self.bistate, self.tuple_bytes);
-            let mem = (*target.econtext).ecxt_per_tuple_memory;
-            let old = pg_sys::MemoryContextSwitchTo(mem);
+            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
             if self.single {
                 // one row, as COPY's single-row mode inserts it
                 pg_sys::table_tuple_insert(
@@ -151,13 +171,14 @@ impl Buffer {
             pg_sys::MemoryContextSwitchTo(old);
             for i in 0..self.used {
                 let slot = self.slots[i];
-                let mut recheck = std::ptr::null_mut();
-                if self.has_indexes || self.after_row {
+                if !self.single && (self.has_indexes || self.after_row) {
                     pos.at_line(self.linenos[i]);
                 }
-                if self.has_indexes {
-                    recheck = compat::insert_index_tuples(self.rri, slot, target.estate);
-                }
+                let recheck = if self.has_indexes {
+                    compat::insert_index_tuples(self.rri, slot, target.estate)
+                } else {
+                    std::ptr::null_mut()
+                };
                 if self.after_row {
                     pg_sys::ExecARInsertTriggers(
                         target.estate,
@@ -182,7 +203,12 @@ impl Buffer {
     }
 
     /// Ends this relation's bulk insert; returns (pages extended, extend calls).
+    ///
+    /// # Safety
+    /// After the last flush of this buffer.
     unsafe fn finish(mut self, target: &Target) -> (u64, u64) {
+        // SAFETY: as the function's contract: nothing uses the slots or the bulk-insert state
+        // after this.
         unsafe {
             for slot in self.slots.drain(..) {
                 pg_sys::ExecDropSingleTupleTableSlot(slot);
@@ -205,6 +231,8 @@ struct BatchState {
 pub struct Batch {
     /// For a plain target, its one buffer (index 0); for a partitioned one, per partition.
     pub buffers: Vec<Buffer>,
+    /// Where each result relation's buffer is in `buffers`.
+    index: HashMap<*mut pg_sys::ResultRelInfo, usize>,
     state: BatchState,
     used: usize,
     bytes: usize,
@@ -221,14 +249,11 @@ pub struct Batch {
 
 impl Batch {
     pub fn new(target: &Target, max_tuples: usize, max_bytes: usize) -> Batch {
-        let buffers = if target.routing.is_some() {
-            Vec::new()
-        } else {
-            vec![unsafe { Buffer::new(target.rri, target, false) }]
-        };
-        Batch {
-            buffers,
+        let mut batch = Batch {
+            buffers: Vec::new(),
+            index: HashMap::new(),
             state: BatchState {
+                // SAFETY: in a transaction (the load's).
                 cid: unsafe { pg_sys::GetCurrentCommandId(true) },
                 fast: target.fast,
             },
@@ -241,27 +266,36 @@ impl Batch {
             flushes: 0,
             pages_extended: 0,
             extend_calls: 0,
+        };
+        if target.routing.is_none() {
+            // SAFETY: the target's own result relation.
+            let buf = unsafe { Buffer::new(target.rri, target, false) };
+            batch.index.insert(target.rri, 0);
+            batch.buffers.push(buf);
         }
+        batch
+    }
+
+    /// The buffer of a result relation, if it has one.
+    #[inline]
+    pub fn index_of(&self, rri: *mut pg_sys::ResultRelInfo) -> Option<usize> {
+        self.index.get(&rri).copied()
     }
 
     /// The buffer of a leaf partition `ExecFindPartition` returned (made on first use).
     pub fn buffer_for(&mut self, rri: *mut pg_sys::ResultRelInfo, target: &Target) -> usize {
-        let i = match self.buffers.iter().position(|b| b.rri == rri) {
+        let i = match self.index_of(rri) {
             Some(i) => i,
             None => {
+                // SAFETY: `rri` came from tuple routing for this target.
                 self.buffers.push(unsafe { Buffer::new(rri, target, true) });
+                self.index.insert(rri, self.buffers.len() - 1);
                 self.buffers.len() - 1
             }
         };
         self.tick += 1;
         self.buffers[i].last_used = self.tick;
         i
-    }
-
-    /// Pending rows, all buffers together.
-    #[inline]
-    pub fn pending(&self) -> usize {
-        self.used
     }
 
     /// Records the row just stored in buffer `b`'s `next_slot`; true when the batch must be
@@ -276,16 +310,25 @@ impl Batch {
         self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.single
     }
 
+    /// Whether rows are pending that must be inserted before a row for buffer `b` goes on:
+    /// `b` takes rows one at a time, and the rows before are visible to its triggers.
+    #[inline]
+    pub fn must_flush_before(&self, b: usize) -> bool {
+        self.buffers[b].single && self.used > 0
+    }
+
     /// Inserts every buffered row; resets the batch memory; keeps at most `MAX_BUFFERS`
     /// buffers (the least recently used go first).
-    pub fn flush(&mut self, target: &Target, pos: &mut Position) {
+    pub fn flush(&mut self, target: &Target, pos: &Position) {
         if self.used == 0 {
             return;
         }
         for buf in self.buffers.iter_mut().filter(|b| b.used > 0) {
+            // SAFETY: the buffered rows were stored by `store.rs`.
             unsafe { buf.flush(&self.state, target, pos) };
         }
-        unsafe { pg_sys::MemoryContextReset((*target.econtext).ecxt_per_tuple_memory) };
+        // SAFETY: nothing refers to the batch memory now: every row is in the heap.
+        unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
         self.arena.reset();
         self.used = 0;
         self.bytes = 0;
@@ -293,8 +336,14 @@ impl Batch {
         while self.buffers.len() > MAX_BUFFERS {
             let oldest = (0..self.buffers.len())
                 .min_by_key(|&i| self.buffers[i].last_used)
-                .unwrap();
-            let (pages, calls) = unsafe { self.buffers.swap_remove(oldest).finish(target) };
+                .unwrap_or(0);
+            let gone = self.buffers.swap_remove(oldest);
+            self.index.remove(&gone.rri);
+            if let Some(moved) = self.buffers.get(oldest) {
+                self.index.insert(moved.rri, oldest);
+            }
+            // SAFETY: just flushed.
+            let (pages, calls) = unsafe { gone.finish(target) };
             self.pages_extended += pages;
             self.extend_calls += calls;
         }
@@ -302,7 +351,9 @@ impl Batch {
 
     /// Ends the load's bulk inserts (after the last flush).
     pub fn finish(&mut self, target: &Target) {
+        self.index.clear();
         for buf in self.buffers.drain(..) {
+            // SAFETY: after the last flush.
             let (pages, calls) = unsafe { buf.finish(target) };
             self.pages_extended += pages;
             self.extend_calls += calls;

@@ -1,31 +1,27 @@
-//! The table a load writes into: opened and checked as COPY FROM checks it (relation kind,
-//! privileges, row-level security, column list, FORCE_(NOT_)NULL columns, FREEZE's rules), with
-//! one converter per input column and the default expressions of the columns the input does not
-//! supply; and the statement-level executor state COPY sets up around its rows: AFTER trigger
-//! queue, transition tables, BEFORE/AFTER STATEMENT triggers, partition routing.
+//! The table a load writes into, opened and checked in the order COPY checks it, and the
+//! statement-level executor state COPY sets up around its rows.
+//!
+//! [`Target::open`], step by step as `DoCopy` → `BeginCopyFrom` → `CopyFrom`:
+//! 1. the read-only gate of `standard_ProcessUtility` (parallel mode, recovery);
+//! 2. the relation, locked RowExclusiveLock;
+//! 3. the column list (`CopyGetAttnums`: unknown, generated, duplicate names);
+//! 4. INSERT privileges on the table or the listed columns;
+//! 5. row-level security (refused), a read-only transaction (unless a temporary table);
+//! 6. the options ([`LoadSpec::parse`]);
+//! 7. FORCE_NOT_NULL / FORCE_NULL columns against the column list;
+//! 8. one converter per input column, the default expressions;
+//! 9. the relation kind, FREEZE's rules;
+//! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
+//!     triggers, partition routing.
 
-use super::options::LoadOptions;
+use super::convert::Converter;
+use super::spec::LoadSpec;
 use super::tuple::Former;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
-use fastcopy_core::input::Options;
+use pgrx::pg_sys;
 use pgrx::prelude::*;
-use pgrx::{PgMemoryContexts, pg_sys};
 use std::ffi::{CStr, CString};
-
-/// How one input field becomes a Datum.
-pub enum Converter {
-    /// int2/int4/int8: the fastcopy parser, no function-manager call.
-    Int2,
-    Int4,
-    Int8,
-    /// Any other type: its input function, looked up once per load.
-    Input {
-        flinfo: Box<pg_sys::FmgrInfo>,
-        typioparam: pg_sys::Oid,
-        typmod: i32,
-    },
-}
 
 /// One column the input supplies, in input order.
 pub struct Column {
@@ -75,6 +71,8 @@ pub struct Target {
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
     /// The NULL marker, the value of a FORCE_NOT_NULL column's unquoted marker.
     pub null_marker: CString,
+    /// The load has a DEFAULT marker (16+).
+    pub default_marker: bool,
 }
 
 /// Tuple routing into the partitions of a partitioned target (COPY's dummy ModifyTableState).
@@ -83,227 +81,58 @@ pub struct Routing {
     pub proute: *mut pg_sys::PartitionTupleRouting,
 }
 
-fn wrong_object(relname: &str, what: &str) -> ! {
-    raise(
-        PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
-        format!("cannot copy to {what} \"{relname}\""),
-    )
-}
-
-fn not_yet(msg: String, detail: &str) -> ! {
-    raise_detail(
-        PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-        msg,
-        detail.to_string(),
-    )
+/// The relation as COPY has opened it before it looks at the options (steps 1-5).
+struct Opened {
+    rel: pg_sys::Relation,
+    relname: String,
+    /// 0-based indexes of the input columns, in input order.
+    indexes: Vec<usize>,
+    estate: *mut pg_sys::EState,
 }
 
 impl Target {
-    /// Opens `relid` with RowExclusiveLock and prepares everything a load with these options
-    /// (`reader`: as `options::reader_options` checked them) needs.
-    pub fn open(relid: pg_sys::Oid, opts: &LoadOptions, reader: &Options) -> Target {
-        unsafe {
-            let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as i32);
-            let relname_str = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
-                .to_string_lossy()
-                .into_owned();
-            let relkind = (*(*rel).rd_rel).relkind as u8;
-            let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
-            match relkind {
-                pg_sys::RELKIND_RELATION => {}
-                pg_sys::RELKIND_VIEW => wrong_object(&relname_str, "view"),
-                pg_sys::RELKIND_MATVIEW => wrong_object(&relname_str, "materialized view"),
-                pg_sys::RELKIND_SEQUENCE => wrong_object(&relname_str, "sequence"),
-                pg_sys::RELKIND_PARTITIONED_TABLE => {}
-                pg_sys::RELKIND_FOREIGN_TABLE => not_yet(
-                    format!("fastcopy.load does not support foreign table \"{relname_str}\""),
-                    "Use COPY.",
-                ),
-                _ => wrong_object(&relname_str, "non-table relation"),
-            }
-
-            // COPY FROM refuses row-level security outright.
-            if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, false)
-                == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
-            {
-                raise_hint(
-                    PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                    "fastcopy.load is not supported with row-level security",
-                    "Use INSERT statements instead.",
-                );
-            }
-
-            let tupdesc = (*rel).rd_att;
-            let natts = (*tupdesc).natts as usize;
-            let attr = |i: usize| &*(*tupdesc).attrs.as_ptr().add(i);
-            let att_name = |i: usize| CStr::from_ptr(attr(i).attname.data.as_ptr()).to_owned();
-
-            // The column list, as COPY's CopyGetAttnums: unknown, duplicate, generated refused.
-            let indexes: Vec<usize> = match &opts.columns {
-                None => (0..natts)
-                    .filter(|&i| !attr(i).attisdropped && attr(i).attgenerated == 0)
-                    .collect(),
-                Some(list) => attnums(rel, &relname_str, list, "columns"),
-            };
-            // FORCE_NOT_NULL / FORCE_NULL columns must be among the loaded ones.
-            let force = |list: &Option<Vec<Option<String>>>, what: &str| -> Vec<usize> {
-                let Some(list) = list else { return Vec::new() };
-                let found = attnums(rel, &relname_str, list, what);
-                if let Some(&i) = found.iter().find(|i| !indexes.contains(i)) {
-                    raise(
-                        PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE,
-                        format!(
-                            "{} column \"{}\" not referenced by COPY",
-                            what.to_uppercase(),
-                            att_name(i).to_string_lossy()
-                        ),
-                    );
-                }
-                found
-            };
-            let force_not_null = force(&opts.force_not_null, "force_not_null");
-            let force_null = force(&opts.force_null, "force_null");
-
-            // Privileges and the executor state, as COPY sets them up.
-            let estate = pg_sys::CreateExecutorState();
-            let attnums: Vec<i16> = indexes.iter().map(|&i| (i + 1) as i16).collect();
-            compat::init_range_table(estate, rel, &attnums);
-
-            let rri = PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo)
-                .into_pg();
-            pg_sys::ExecInitResultRelation(estate, rri, 1);
-            let constr = (*tupdesc).constr;
-            if !partitioned {
-                pg_sys::ExecOpenIndices(rri, false);
-            }
-            let econtext = pg_sys::MakePerTupleExprContext(estate);
-
-            // A volatile default (nextval aside) may look at the rows inserted before it: as
-            // COPY, such loads insert one row at a time.
-            let volatile_defaults = std::cell::Cell::new(false);
-            let default_expr = |i: usize| -> Option<*mut pg_sys::ExprState> {
-                let expr = pg_sys::build_column_default(rel, (i + 1) as i32);
-                if expr.is_null() {
-                    return None;
-                }
-                let planned = pg_sys::expression_planner(expr as *mut pg_sys::Expr);
-                if pg_sys::contain_volatile_functions_not_nextval(planned as *mut pg_sys::Node) {
-                    volatile_defaults.set(true);
-                }
-                Some(pg_sys::ExecInitExpr(planned, std::ptr::null_mut()))
-            };
-
-            let mut cols = Vec::with_capacity(indexes.len());
-            for &i in &indexes {
-                let a = attr(i);
-                let conv = match a.atttypid {
-                    pg_sys::INT2OID => Converter::Int2,
-                    pg_sys::INT4OID => Converter::Int4,
-                    pg_sys::INT8OID => Converter::Int8,
-                    typid => {
-                        let mut func = pg_sys::InvalidOid;
-                        let mut typioparam = pg_sys::InvalidOid;
-                        pg_sys::getTypeInputInfo(typid, &mut func, &mut typioparam);
-                        let mut flinfo = Box::new(std::mem::zeroed::<pg_sys::FmgrInfo>());
-                        pg_sys::fmgr_info(func, flinfo.as_mut());
-                        Converter::Input {
-                            flinfo,
-                            typioparam,
-                            typmod: a.atttypmod,
-                        }
-                    }
-                };
-                // the DEFAULT marker may ask for it (16+)
-                let default = reader.default.as_ref().and_then(|_| default_expr(i));
-                cols.push(Column {
-                    index: i,
-                    name: att_name(i),
-                    conv,
-                    default,
-                    force_not_null: force_not_null.contains(&i),
-                    force_null: force_null.contains(&i),
-                });
-            }
-            // Defaults for the columns not in the list (identity and serial included).
-            let mut fillers = Vec::new();
-            for i in 0..natts {
-                let a = attr(i);
-                if a.attisdropped || a.attgenerated != 0 || indexes.contains(&i) {
-                    continue;
-                }
-                if let Some(expr) = default_expr(i) {
-                    fillers.push(Filler { index: i, expr });
-                }
-            }
-
-            let mut ti_options = 0;
-            if !partitioned && compat::created_in_this_transaction(rel) {
-                ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;
-            }
-            if opts.freeze.unwrap_or(false) {
-                ti_options |= check_freeze(rel, partitioned);
-            }
-            let trig = (*rel).trigdesc;
-            let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
-            let generated = !constr.is_null() && (*constr).has_generated_stored;
-
-            // Statement-level work before the first row, as CopyFrom: the query level for
-            // AFTER triggers, transition tables, BEFORE STATEMENT triggers.
-            pg_sys::AfterTriggerBeginQuery();
-            let transition_capture =
-                pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
-            let routing = partitioned.then(|| {
-                let mtstate = PgBox::<pg_sys::ModifyTableState>::alloc_node(
-                    pg_sys::NodeTag::T_ModifyTableState,
-                )
-                .into_pg();
-                (*mtstate).ps.plan = std::ptr::null_mut();
-                (*mtstate).ps.state = estate;
-                (*mtstate).operation = pg_sys::CmdType::CMD_INSERT;
-                (*mtstate).mt_nrels = 1;
-                (*mtstate).resultRelInfo = rri;
-                (*mtstate).rootResultRelInfo = rri;
-                (*mtstate).mt_transition_capture = transition_capture;
-                Routing {
-                    mtstate,
-                    proute: compat::exec::ExecSetupPartitionTupleRouting(estate, rel),
-                }
-            });
-            pg_sys::ExecBSInsertTriggers(estate, rri);
-            let input_slot = pg_sys::ExecInitExtraTupleSlot(
-                estate,
-                (*rel).rd_att,
-                &raw const pg_sys::TTSOpsVirtual,
-            );
-            Target {
-                rel,
-                relid,
-                former: Former::new((*rel).rd_att),
-                relname: CString::new(relname_str).unwrap(),
-                estate,
-                rri,
-                econtext,
-                columns: cols,
-                fillers,
-                natts,
-                ti_options,
-                fast: !partitioned && !before_row && !generated,
-                input_slot,
-                routing,
-                volatile_defaults: volatile_defaults.get(),
-                transition_capture,
-                null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
-            }
-        }
+    /// Opens `relid` for a load of `columns` (NULL: all but generated ones), checking it in
+    /// COPY's order; `parse` checks the options at the point where COPY does.
+    pub fn open(
+        relid: pg_sys::Oid,
+        columns: Option<&[Option<String>]>,
+        parse: impl FnOnce() -> LoadSpec,
+    ) -> (Target, LoadSpec) {
+        // SAFETY: backend thread, inside a transaction (a SQL function call); `opened.rel`
+        // stays open and locked for the rest of the load.
+        let opened = unsafe { open_checked(relid, columns) };
+        let spec = parse();
+        // SAFETY: as above.
+        let target = unsafe { prepare(relid, opened, &spec) };
+        (target, spec)
     }
 
     /// The per-tuple memory context: converted values live here until their batch is inserted.
-    pub fn batch_memory(&self) -> PgMemoryContexts {
-        unsafe { PgMemoryContexts::For((*self.econtext).ecxt_per_tuple_memory) }
+    #[inline]
+    pub fn batch_memory(&self) -> pg_sys::MemoryContext {
+        // SAFETY: `econtext` is the estate's per-tuple context, alive until `close`.
+        unsafe { (*self.econtext).ecxt_per_tuple_memory }
     }
 
-    /// Closes what `open` opened; the lock stays until the transaction ends, as COPY's.
+    /// Evaluates a default expression (in the current memory context).
+    #[inline]
+    pub fn eval_default(&self, expr: *mut pg_sys::ExprState) -> (pg_sys::Datum, bool) {
+        let mut isnull = false;
+        // SAFETY: `expr` was built by ExecInitExpr for this load and `econtext` is alive. The
+        // call goes through pgrx's FFI guard: ExecEvalExpr is an inline function (not bound),
+        // and an ERROR in the expression must unwind as a panic, not longjmp past Rust frames.
+        let d = unsafe {
+            pg_sys::ffi::pg_guard_ffi_boundary(|| {
+                ((*expr).evalfunc.unwrap())(expr, self.econtext, &mut isnull)
+            })
+        };
+        (d, isnull)
+    }
+
+    /// Closes what `open` opened: AFTER STATEMENT triggers, the queued AFTER ROW triggers
+    /// (foreign key checks); the lock stays until the transaction ends, as COPY's.
     pub fn close(self) {
+        // SAFETY: the executor state `open` built, used by nothing after this.
         unsafe {
             pg_sys::ExecASInsertTriggers(self.estate, self.rri, self.transition_capture);
             pg_sys::AfterTriggerEndQuery(self.estate);
@@ -319,7 +148,245 @@ impl Target {
     }
 }
 
+/// Steps 1-5.
+///
+/// # Safety
+/// Backend thread, in a transaction.
+unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -> Opened {
+    unsafe {
+        // COPY FROM is "OK in a read-only transaction" for standard_ProcessUtility (into a
+        // temporary table), so in read-only states it checks only these two here.
+        if pg_sys::XactReadOnly || pg_sys::IsInParallelMode() {
+            pg_sys::PreventCommandIfParallelMode(c"COPY".as_ptr());
+            pg_sys::PreventCommandDuringRecovery(c"COPY".as_ptr());
+        }
+        let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as i32);
+        let relname = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
+            .to_string_lossy()
+            .into_owned();
+        let tupdesc = (*rel).rd_att;
+        let natts = (*tupdesc).natts as usize;
+        let indexes: Vec<usize> = match columns {
+            None => (0..natts)
+                .filter(|&i| {
+                    let a = compat::tuple_desc_attr(tupdesc, i);
+                    !a.attisdropped && a.attgenerated == 0
+                })
+                .collect(),
+            Some(list) => attnums(rel, &relname, list, "columns"),
+        };
+        let estate = pg_sys::CreateExecutorState();
+        let attnos: Vec<i16> = indexes.iter().map(|&i| (i + 1) as i16).collect();
+        compat::init_range_table(estate, rel, &attnos);
+        if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, false)
+            == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
+        {
+            raise_hint(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                "fastcopy.load is not supported with row-level security",
+                "Use INSERT statements instead.",
+            );
+        }
+        if !(*rel).rd_islocaltemp {
+            pg_sys::PreventCommandIfReadOnly(c"COPY FROM".as_ptr());
+        }
+        Opened {
+            rel,
+            relname,
+            indexes,
+            estate,
+        }
+    }
+}
+
+/// Steps 7-10.
+///
+/// # Safety
+/// As `open_checked`; `opened` came from it.
+unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target {
+    unsafe {
+        let Opened {
+            rel,
+            relname,
+            indexes,
+            estate,
+        } = opened;
+        let force_not_null = force_list(
+            rel,
+            &relname,
+            &spec.force_not_null,
+            &indexes,
+            "force_not_null",
+        );
+        let force_null = force_list(rel, &relname, &spec.force_null, &indexes, "force_null");
+        let tupdesc = (*rel).rd_att;
+        let natts = (*tupdesc).natts as usize;
+        let econtext = pg_sys::MakePerTupleExprContext(estate);
+        let mut defaults = Defaults {
+            rel,
+            volatile: false,
+        };
+        let reader = spec.reader();
+        let columns: Vec<Column> = indexes
+            .iter()
+            .map(|&i| {
+                let a = compat::tuple_desc_attr(tupdesc, i);
+                Column {
+                    index: i,
+                    name: CStr::from_ptr(a.attname.data.as_ptr()).to_owned(),
+                    conv: Converter::for_type(a.atttypid, a.atttypmod),
+                    // the DEFAULT marker may ask for it (16+)
+                    default: reader.default.as_ref().and_then(|_| defaults.expr(i)),
+                    force_not_null: force_not_null.contains(&i),
+                    force_null: force_null.contains(&i),
+                }
+            })
+            .collect();
+        // Defaults for the columns not in the list (identity and serial included).
+        let fillers: Vec<Filler> = (0..natts)
+            .filter(|i| {
+                let a = compat::tuple_desc_attr(tupdesc, *i);
+                !a.attisdropped && a.attgenerated == 0 && !indexes.contains(i)
+            })
+            .filter_map(|index| defaults.expr(index).map(|expr| Filler { index, expr }))
+            .collect();
+
+        let relkind = (*(*rel).rd_rel).relkind as u8;
+        check_relkind(relkind, &relname);
+        let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
+        let mut ti_options = 0;
+        if !partitioned && compat::created_in_this_transaction(rel) {
+            ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;
+        }
+        if spec.freeze {
+            ti_options |= check_freeze(rel, partitioned);
+        }
+
+        let rri =
+            PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
+        pg_sys::ExecInitResultRelation(estate, rri, 1);
+        if !partitioned {
+            pg_sys::ExecOpenIndices(rri, false);
+        }
+        let constr = (*tupdesc).constr;
+        let trig = (*rel).trigdesc;
+        let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
+        let generated = !constr.is_null() && (*constr).has_generated_stored;
+
+        // Statement-level work before the first row, as CopyFrom: the query level for AFTER
+        // triggers, transition tables, partition routing, BEFORE STATEMENT triggers.
+        pg_sys::AfterTriggerBeginQuery();
+        let transition_capture =
+            pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
+        let routing = partitioned.then(|| routing(estate, rel, rri, transition_capture));
+        pg_sys::ExecBSInsertTriggers(estate, rri);
+        let input_slot =
+            pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
+        Target {
+            rel,
+            relid,
+            former: Former::new((*rel).rd_att),
+            relname: CString::new(relname).unwrap_or_default(),
+            estate,
+            rri,
+            econtext,
+            columns,
+            fillers,
+            natts,
+            ti_options,
+            fast: !partitioned && !before_row && !generated,
+            input_slot,
+            routing,
+            volatile_defaults: defaults.volatile,
+            transition_capture,
+            null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
+            default_marker: reader.default.is_some(),
+        }
+    }
+}
+
+/// Default expressions of the relation's columns, planned and ready to evaluate.
+struct Defaults {
+    rel: pg_sys::Relation,
+    /// A default is volatile (nextval aside): it may look at the rows inserted before it, so
+    /// as in COPY such loads insert one row at a time.
+    volatile: bool,
+}
+
+impl Defaults {
+    /// # Safety
+    /// `self.rel` is open; `i < natts`; the current memory context outlives the load (the
+    /// function call's).
+    unsafe fn expr(&mut self, i: usize) -> Option<*mut pg_sys::ExprState> {
+        unsafe {
+            let expr = pg_sys::build_column_default(self.rel, (i + 1) as i32);
+            if expr.is_null() {
+                return None;
+            }
+            let planned = pg_sys::expression_planner(expr as *mut pg_sys::Expr);
+            if pg_sys::contain_volatile_functions_not_nextval(planned as *mut pg_sys::Node) {
+                self.volatile = true;
+            }
+            Some(pg_sys::ExecInitExpr(planned, std::ptr::null_mut()))
+        }
+    }
+}
+
+/// COPY's dummy ModifyTableState and tuple routing for a partitioned target.
+///
+/// # Safety
+/// `estate`, `rel`, `rri` as `prepare` made them.
+unsafe fn routing(
+    estate: *mut pg_sys::EState,
+    rel: pg_sys::Relation,
+    rri: *mut pg_sys::ResultRelInfo,
+    transition_capture: *mut pg_sys::TransitionCaptureState,
+) -> Routing {
+    unsafe {
+        let mtstate =
+            PgBox::<pg_sys::ModifyTableState>::alloc_node(pg_sys::NodeTag::T_ModifyTableState)
+                .into_pg();
+        (*mtstate).ps.plan = std::ptr::null_mut();
+        (*mtstate).ps.state = estate;
+        (*mtstate).operation = pg_sys::CmdType::CMD_INSERT;
+        (*mtstate).mt_nrels = 1;
+        (*mtstate).resultRelInfo = rri;
+        (*mtstate).rootResultRelInfo = rri;
+        (*mtstate).mt_transition_capture = transition_capture;
+        Routing {
+            mtstate,
+            proute: compat::exec::ExecSetupPartitionTupleRouting(estate, rel),
+        }
+    }
+}
+
+fn wrong_object(relname: &str, what: &str) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
+        format!("cannot copy to {what} \"{relname}\""),
+    )
+}
+
+/// CopyFrom's relation kinds: tables and partitioned tables are loaded, the rest refused.
+fn check_relkind(relkind: u8, relname: &str) {
+    match relkind {
+        pg_sys::RELKIND_RELATION | pg_sys::RELKIND_PARTITIONED_TABLE => {}
+        pg_sys::RELKIND_VIEW => wrong_object(relname, "view"),
+        pg_sys::RELKIND_MATVIEW => wrong_object(relname, "materialized view"),
+        pg_sys::RELKIND_SEQUENCE => wrong_object(relname, "sequence"),
+        pg_sys::RELKIND_FOREIGN_TABLE => raise_detail(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            format!("fastcopy.load does not support foreign table \"{relname}\""),
+            "Use COPY.",
+        ),
+        _ => wrong_object(relname, "non-table relation"),
+    }
+}
+
 /// COPY FREEZE's preconditions (`CopyFrom`); returns the insert option that freezes rows.
+///
+/// # Safety
+/// `rel` is open.
 unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
     unsafe {
         if partitioned {
@@ -346,50 +413,95 @@ unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
     }
 }
 
+/// FORCE_NOT_NULL / FORCE_NULL: the named columns (as `attnums`), each one among the loaded
+/// columns `indexes`, as BeginCopyFrom checks them.
+///
+/// # Safety
+/// `rel` is open.
+unsafe fn force_list(
+    rel: pg_sys::Relation,
+    relname: &str,
+    names: &[Option<String>],
+    indexes: &[usize],
+    what: &str,
+) -> Vec<usize> {
+    if names.is_empty() {
+        return Vec::new();
+    }
+    // SAFETY: as the function's contract.
+    let found = unsafe { attnums(rel, relname, names, what) };
+    if let Some(&i) = found.iter().find(|i| !indexes.contains(i)) {
+        // SAFETY: `i` is an attribute of `rel`.
+        let name = unsafe {
+            CStr::from_ptr(
+                compat::tuple_desc_attr((*rel).rd_att, i)
+                    .attname
+                    .data
+                    .as_ptr(),
+            )
+        };
+        raise(
+            PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE,
+            format!(
+                "{} column \"{}\" not referenced by COPY",
+                what.to_uppercase(),
+                name.to_string_lossy()
+            ),
+        );
+    }
+    found
+}
+
 /// 0-based attribute indexes of the named columns, as COPY's `CopyGetAttnums`: NULL, unknown,
 /// generated and duplicate names refused. `what` names the option in errors.
+///
+/// # Safety
+/// `rel` is open.
 unsafe fn attnums(
     rel: pg_sys::Relation,
     relname: &str,
     names: &[Option<String>],
     what: &str,
 ) -> Vec<usize> {
-    unsafe {
-        let tupdesc = (*rel).rd_att;
-        let attr = |i: usize| &*(*tupdesc).attrs.as_ptr().add(i);
-        let mut out: Vec<usize> = Vec::with_capacity(names.len());
-        for name in names {
-            let Some(name) = name else {
-                raise(
-                    PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
-                    format!("column names in {what} must not be NULL"),
-                );
-            };
-            let found = (0..(*tupdesc).natts as usize).find(|&i| {
-                !attr(i).attisdropped
-                    && CStr::from_ptr(attr(i).attname.data.as_ptr()).to_bytes() == name.as_bytes()
-            });
-            let Some(i) = found else {
-                raise(
-                    PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
-                    format!("column \"{name}\" of relation \"{relname}\" does not exist"),
-                );
-            };
-            if attr(i).attgenerated != 0 {
-                raise_detail(
-                    PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE,
-                    format!("column \"{name}\" is a generated column"),
-                    "Generated columns cannot be used in COPY.",
-                );
-            }
-            if out.contains(&i) {
-                raise(
-                    PgSqlErrorCode::ERRCODE_DUPLICATE_COLUMN,
-                    format!("column \"{name}\" specified more than once"),
-                );
-            }
-            out.push(i);
+    // SAFETY: as the function's contract.
+    let tupdesc = unsafe { (*rel).rd_att };
+    // SAFETY: i < natts below.
+    let attr = |i: usize| unsafe { compat::tuple_desc_attr(tupdesc, i) };
+    // SAFETY: a valid descriptor.
+    let natts = unsafe { (*tupdesc).natts } as usize;
+    let mut out: Vec<usize> = Vec::with_capacity(names.len());
+    for name in names {
+        let Some(name) = name else {
+            raise(
+                PgSqlErrorCode::ERRCODE_NULL_VALUE_NOT_ALLOWED,
+                format!("column names in {what} must not be NULL"),
+            );
+        };
+        let found = (0..natts).find(|&i| {
+            // SAFETY: attname is a NUL-terminated NameData.
+            let n = unsafe { CStr::from_ptr(attr(i).attname.data.as_ptr()) };
+            !attr(i).attisdropped && n.to_bytes() == name.as_bytes()
+        });
+        let Some(i) = found else {
+            raise(
+                PgSqlErrorCode::ERRCODE_UNDEFINED_COLUMN,
+                format!("column \"{name}\" of relation \"{relname}\" does not exist"),
+            );
+        };
+        if attr(i).attgenerated != 0 {
+            raise_detail(
+                PgSqlErrorCode::ERRCODE_INVALID_COLUMN_REFERENCE,
+                format!("column \"{name}\" is a generated column"),
+                "Generated columns cannot be used in COPY.",
+            );
         }
-        out
+        if out.contains(&i) {
+            raise(
+                PgSqlErrorCode::ERRCODE_DUPLICATE_COLUMN,
+                format!("column \"{name}\" specified more than once"),
+            );
+        }
+        out.push(i);
     }
+    out
 }

@@ -42,9 +42,9 @@ impl Former {
         let mut layout = Vec::with_capacity(natts);
         let mut off = 0usize;
         for i in 0..natts {
-            // SAFETY: `attrs` holds `natts` entries (`TupleDescAttr`) and `i < natts`; the
-            // descriptor is valid (above) and not changed while `a` is used.
-            let a = unsafe { &*(*tupdesc).attrs.as_ptr().add(i) };
+            // SAFETY: `i < natts`; the descriptor is valid (above) and not changed while `a`
+            // is used.
+            let a = unsafe { crate::compat::tuple_desc_attr(tupdesc, i) };
             let len = a.attlen as isize;
             if a.attisdropped || !a.attbyval || !matches!(len, 1 | 2 | 4 | 8) {
                 layout.clear();
@@ -282,39 +282,42 @@ pub unsafe fn constant_flags(slot: *mut pg_sys::TupleTableSlot) -> u16 {
 ///
 /// # Safety
 /// `slot` is a valid slot whose contents may be freed (not one `store` filled with an arena
-/// tuple); on the backend thread. The callback is called without pgrx's FFI guard, as C
-/// calls it.
+/// tuple); on the backend thread. The callback goes through pgrx's FFI guard, so that an
+/// ERROR in it unwinds as a panic instead of a longjmp past Rust frames.
 #[inline]
 pub unsafe fn clear(slot: *mut pg_sys::TupleTableSlot) {
     // SAFETY: `slot` is valid (# Safety), so `tts_ops` points to its slot type's static
     // `TupleTableSlotOps`, whose `clear` every slot type sets; this is `ExecClearTuple`.
-    unsafe { ((*(*slot).tts_ops).clear.unwrap())(slot) }
+    unsafe { pg_sys::ffi::pg_guard_ffi_boundary(|| ((*(*slot).tts_ops).clear.unwrap())(slot)) }
 }
 
 /// `ExecCopySlot`: `dst` gets its own copy of `src`'s tuple.
 ///
 /// # Safety
 /// `dst` and `src` are valid slots of the same row type, `src` holds a row, `dst` may be
-/// cleared (as `clear`); on the backend thread. Called without pgrx's FFI guard, as C calls
-/// it.
+/// cleared (as `clear`); on the backend thread. Through pgrx's FFI guard, as `clear`.
 #[inline]
 pub unsafe fn copy(dst: *mut pg_sys::TupleTableSlot, src: *mut pg_sys::TupleTableSlot) {
     // SAFETY: `dst` is valid (# Safety), so `tts_ops` points to its static
     // `TupleTableSlotOps`, whose `copyslot` every slot type sets; this is `ExecCopySlot`.
-    unsafe { ((*(*dst).tts_ops).copyslot.unwrap())(dst, src) }
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| ((*(*dst).tts_ops).copyslot.unwrap())(dst, src))
+    }
 }
 
 /// `ExecMaterializeSlot`: the slot's tuple no longer points into anything else.
 ///
 /// # Safety
-/// `slot` is a valid slot holding a row; on the backend thread. Called without pgrx's FFI
-/// guard, as C calls it.
+/// `slot` is a valid slot holding a row; on the backend thread. Through pgrx's FFI guard, as
+/// `clear`.
 #[inline]
 pub unsafe fn materialize(slot: *mut pg_sys::TupleTableSlot) {
     // SAFETY: `slot` is valid (# Safety), so `tts_ops` points to its static
     // `TupleTableSlotOps`, whose `materialize` every slot type sets; this is
     // `ExecMaterializeSlot`.
-    unsafe { ((*(*slot).tts_ops).materialize.unwrap())(slot) }
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| ((*(*slot).tts_ops).materialize.unwrap())(slot))
+    }
 }
 
 /// Stores `values`/`nulls` in `slot` as a virtual tuple (the Datums are not copied).

@@ -301,6 +301,47 @@ impl Row {
         self.buf.clear();
         self.spans.clear();
     }
+
+    /// Starts filling this row as a decoder other than the text/CSV splitter does: no fields
+    /// yet, and COPY's line (in binary: tuple) number.
+    pub fn begin(&mut self, line_no: u64) {
+        self.reset();
+        self.raw.clear();
+        self.raw_kind = RawLine::Copied;
+        self.line_no = line_no;
+        self.raw_len = 0;
+        self.line_len = 0;
+    }
+
+    /// Ends a row filled with [`begin`](Self::begin): the input bytes it took.
+    pub fn end(&mut self, raw_len: usize) {
+        self.raw_len = raw_len;
+        self.line_len = raw_len;
+    }
+
+    /// Appends a field with the value `bytes` (length-delimited: it may contain any byte);
+    /// a NUL follows it in the row's buffer, as after every value.
+    pub fn push_value(&mut self, bytes: &[u8]) {
+        let start = self.buf.len();
+        self.buf.extend_from_slice(bytes);
+        self.buf.push(0);
+        self.spans.push(Span {
+            start,
+            len: bytes.len(),
+            kind: KIND_VALUE,
+            quoted: false,
+        });
+    }
+
+    /// Appends a NULL field.
+    pub fn push_null(&mut self) {
+        self.spans.push(Span {
+            start: self.buf.len(),
+            len: 0,
+            kind: KIND_NULL,
+            quoted: false,
+        });
+    }
 }
 
 /// Why reading failed.

@@ -1,0 +1,188 @@
+//! A bounded byte stream from the backend thread to the reader thread, for sources that only
+//! the backend may read: a client's COPY data (the protocol's `pq_getmessage` and friends) or
+//! input that the server's own encoding conversion has to convert. The reader thread sees a
+//! plain [`Read`] and decodes from it like from a file.
+//!
+//! The backend never blocks on a full stream: [`StreamWriter::try_send`] hands the chunk back
+//! when `chunks` are in flight, and the backend then goes back to loading the row blocks the
+//! reader thread has produced, which frees room. (A backend blocked on the stream while the
+//! reader is blocked on a full block queue would wait forever.) The stream ends only by
+//! [`StreamWriter::finish`]: a writer dropped without it (an ERROR on the backend) is an error
+//! on the reader's side, never a clean end of the data.
+
+use std::io::{self, Read};
+use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+
+/// What travels: a chunk of data, or the end of it.
+enum Msg {
+    Data(Vec<u8>),
+    End,
+}
+
+/// A stream of at most `chunks` chunks in flight.
+pub fn channel(chunks: usize) -> (StreamWriter, StreamReader) {
+    let (tx, rx) = sync_channel(chunks.max(1));
+    let (back_tx, back_rx) = sync_channel(chunks.max(1) + 1);
+    (
+        StreamWriter { tx, spare: back_rx },
+        StreamReader {
+            rx,
+            back: back_tx,
+            cur: Vec::new(),
+            at: 0,
+            ended: false,
+        },
+    )
+}
+
+/// The backend's end.
+pub struct StreamWriter {
+    tx: SyncSender<Msg>,
+    spare: Receiver<Vec<u8>>,
+}
+
+/// Why [`StreamWriter::try_send`] did not take a chunk.
+#[derive(Debug)]
+pub enum Refused {
+    /// `chunks` are in flight: try again after the reader has made progress.
+    Full(Vec<u8>),
+    /// The reader is gone (it stopped with an error, or the load is over).
+    Closed,
+}
+
+impl StreamWriter {
+    /// An empty buffer to fill: one the reader has finished with, or a new one.
+    pub fn buffer(&mut self) -> Vec<u8> {
+        match self.spare.try_recv() {
+            Ok(mut b) => {
+                b.clear();
+                b
+            }
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// Offers a chunk without blocking.
+    pub fn try_send(&mut self, chunk: Vec<u8>) -> Result<(), Refused> {
+        match self.tx.try_send(Msg::Data(chunk)) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(Msg::Data(c))) => Err(Refused::Full(c)),
+            Err(TrySendError::Full(Msg::End)) => unreachable!("only data is offered"),
+            Err(TrySendError::Disconnected(_)) => Err(Refused::Closed),
+        }
+    }
+
+    /// Ends the data; blocks until there is room for the end mark (the reader is consuming).
+    /// Returns false when the reader is gone.
+    pub fn finish(self) -> bool {
+        self.tx.send(Msg::End).is_ok()
+    }
+}
+
+/// The reader thread's end: a [`Read`] over the chunks, in order.
+pub struct StreamReader {
+    rx: Receiver<Msg>,
+    back: SyncSender<Vec<u8>>,
+    cur: Vec<u8>,
+    at: usize,
+    ended: bool,
+}
+
+impl Read for StreamReader {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        while self.at == self.cur.len() {
+            if self.ended || buf.is_empty() {
+                return Ok(0);
+            }
+            let done = std::mem::take(&mut self.cur);
+            if done.capacity() > 0 {
+                // the writer may reuse it; if it has enough spares, let this one go
+                let _ = self.back.try_send(done);
+            }
+            self.at = 0;
+            match self.rx.recv() {
+                Ok(Msg::Data(c)) => self.cur = c,
+                Ok(Msg::End) => self.ended = true,
+                Err(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::UnexpectedEof,
+                        "the data stream was abandoned",
+                    ));
+                }
+            }
+        }
+        let n = buf.len().min(self.cur.len() - self.at);
+        buf[..n].copy_from_slice(&self.cur[self.at..self.at + n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bytes_arrive_in_order_and_end_cleanly() {
+        let (mut w, mut r) = channel(2);
+        let data: Vec<u8> = (0..100_000u32).map(|i| (i % 251) as u8).collect();
+        std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut out = Vec::new();
+                let mut buf = [0u8; 777];
+                loop {
+                    let n = r.read(&mut buf).unwrap();
+                    if n == 0 {
+                        return out;
+                    }
+                    out.extend_from_slice(&buf[..n]);
+                }
+            });
+            for part in data.chunks(4096) {
+                let mut chunk = w.buffer();
+                chunk.extend_from_slice(part);
+                loop {
+                    match w.try_send(chunk) {
+                        Ok(()) => break,
+                        Err(Refused::Full(c)) => {
+                            chunk = c;
+                            std::thread::yield_now();
+                        }
+                        Err(Refused::Closed) => panic!("reader gone"),
+                    }
+                }
+            }
+            assert!(w.finish());
+            assert_eq!(h.join().unwrap(), data);
+        });
+    }
+
+    #[test]
+    fn a_full_stream_hands_the_chunk_back() {
+        let (mut w, _r) = channel(2);
+        assert!(w.try_send(vec![1]).is_ok());
+        assert!(w.try_send(vec![2]).is_ok());
+        match w.try_send(vec![3]) {
+            Err(Refused::Full(c)) => assert_eq!(c, vec![3]),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn an_abandoned_stream_is_an_error_not_an_end() {
+        let (mut w, mut r) = channel(2);
+        w.try_send(b"12\n".to_vec()).unwrap();
+        drop(w);
+        let mut buf = [0u8; 16];
+        assert_eq!(r.read(&mut buf).unwrap(), 3);
+        let e = r.read(&mut buf).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn a_gone_reader_closes_the_stream() {
+        let (mut w, r) = channel(1);
+        drop(r);
+        assert!(matches!(w.try_send(vec![1]), Err(Refused::Closed)));
+    }
+}

@@ -1,0 +1,125 @@
+//! Row blocks from the decoder: on the backend thread for small inputs, else from a reader
+//! thread that runs ahead (bounded: `BLOCKS` blocks in flight).
+//!
+//! The reader thread runs only code of fastcopy-core (the decoder and the int conversion of
+//! the block's [`IntPlan`]); it starts with every signal blocked, because PostgreSQL's signal
+//! handlers must run on the backend thread. It ends when the input does, or as soon as the
+//! backend drops its end (an ERROR unwinding the load).
+
+use crate::error::raise;
+use fastcopy_core::decode::Decoder;
+use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
+use pgrx::prelude::*;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+
+/// Rows per block, and input bytes per block.
+const BLOCK_ROWS: usize = 1024;
+const BLOCK_BYTES: usize = 1 << 20;
+/// Blocks in flight between the threads (bounds how far the reader runs ahead).
+const BLOCKS: usize = 4;
+
+/// Where filled row blocks come from.
+pub enum Blocks<'a> {
+    /// The decoder on this thread.
+    Inline {
+        decoder: Box<dyn Decoder + 'a>,
+        spare: Option<RowBlock>,
+        plan: Option<IntPlan>,
+    },
+    /// A reader thread.
+    Thread {
+        full: Receiver<RowBlock>,
+        empty: SyncSender<RowBlock>,
+    },
+}
+
+impl<'a> Blocks<'a> {
+    /// Blocks from `decoder` on this thread.
+    pub fn inline(decoder: impl Decoder + 'a, plan: Option<IntPlan>) -> Blocks<'a> {
+        Blocks::Inline {
+            decoder: Box::new(decoder),
+            spare: Some(RowBlock::new(BLOCK_ROWS)),
+            plan,
+        }
+    }
+
+    /// Blocks from `decoder` on a reader thread of `scope`.
+    pub fn spawn<'scope, D>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        decoder: D,
+        plan: Option<IntPlan>,
+    ) -> Blocks<'a>
+    where
+        D: Decoder + Send + 'scope,
+    {
+        let (full_tx, full) = sync_channel(BLOCKS);
+        let (empty, empty_rx) = sync_channel(BLOCKS);
+        for _ in 0..BLOCKS {
+            // the receiver is alive: this cannot fail
+            let _ = empty.send(RowBlock::new(BLOCK_ROWS));
+        }
+        let spawned = with_signals_blocked(|| {
+            std::thread::Builder::new()
+                .name("fastcopy reader".into())
+                .spawn_scoped(scope, move || {
+                    produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan)
+                })
+        });
+        // raised after the signal mask is back
+        if let Err(e) = spawned {
+            raise(
+                PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                format!("could not start the reader thread: {e}"),
+            );
+        }
+        Blocks::Thread { full, empty }
+    }
+
+    /// The next filled block (the last one has `end` set).
+    pub fn next(&mut self) -> RowBlock {
+        match self {
+            Blocks::Inline {
+                decoder,
+                spare,
+                plan,
+            } => {
+                let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
+                block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref());
+                block
+            }
+            Blocks::Thread { full, .. } => full.recv().unwrap_or_else(|_| {
+                raise(
+                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                    "the fastcopy reader thread stopped unexpectedly",
+                )
+            }),
+        }
+    }
+
+    /// Hands a block that was loaded back for refilling.
+    pub fn recycle(&mut self, block: RowBlock) {
+        match self {
+            Blocks::Inline { spare, .. } => *spare = Some(block),
+            Blocks::Thread { empty, .. } => {
+                // the reader may have ended already
+                let _ = empty.send(block);
+            }
+        }
+    }
+}
+
+/// Runs `f` (which must not raise) with every signal blocked on this thread: threads started
+/// in `f` inherit the mask.
+fn with_signals_blocked<T>(f: impl FnOnce() -> T) -> T {
+    // SAFETY: zeroed sigset_t values are valid to pass to sigfillset/pthread_sigmask, which
+    // only touch this thread's mask; the old mask is restored before returning.
+    unsafe {
+        let mut all: libc::sigset_t = std::mem::zeroed();
+        let mut old: libc::sigset_t = std::mem::zeroed();
+        libc::sigfillset(&mut all);
+        libc::pthread_sigmask(libc::SIG_SETMASK, &all, &mut old);
+        let out = f();
+        libc::pthread_sigmask(libc::SIG_SETMASK, &old, std::ptr::null_mut());
+        out
+    }
+}

@@ -1,0 +1,279 @@
+//! Fields to Datums, one [`Converter`] per input column (COPY's `NextCopyFrom` after the
+//! split): int2/int4/int8 with the fastcopy parser, every other type through its input
+//! function looked up once per load; NULL and DEFAULT markers, FORCE_NULL / FORCE_NOT_NULL,
+//! the defaults of the columns the input does not supply, and `on_error => 'ignore'`.
+//!
+//! The reader thread converts a block's int fields ahead of the backend ([`int_plan`]); what
+//! it could not convert (a NULL, a bad value) is converted here again and raises its error in
+//! input order.
+
+use super::position::Position;
+use super::target::{Column, Target};
+use crate::compat;
+use crate::error::{raise, raise_detail};
+use crate::parse::{SERVER_GRAMMAR, raise_int_error};
+use fastcopy_core::input::{Field, Row};
+use fastcopy_core::int;
+use fastcopy_core::pipeline::{IntPlan, IntWidth};
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::ffi::c_char;
+
+/// How one input field becomes a Datum.
+pub enum Converter {
+    /// int2/int4/int8: the fastcopy parser, no function-manager call.
+    Int2,
+    Int4,
+    Int8,
+    /// Any other type: its input function, looked up once per load.
+    Input {
+        flinfo: Box<pg_sys::FmgrInfo>,
+        typioparam: pg_sys::Oid,
+        typmod: i32,
+    },
+}
+
+impl Converter {
+    /// The converter for a column of type `typid`.
+    pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> Converter {
+        match typid {
+            pg_sys::INT2OID => Converter::Int2,
+            pg_sys::INT4OID => Converter::Int4,
+            pg_sys::INT8OID => Converter::Int8,
+            typid => {
+                let mut func = pg_sys::InvalidOid;
+                let mut typioparam = pg_sys::InvalidOid;
+                // SAFETY: plain catalog lookups on the backend thread; the FmgrInfo is ours
+                // (boxed: fmgr_info keeps no pointer to it, and it must not move while in use).
+                let flinfo = unsafe {
+                    pg_sys::getTypeInputInfo(typid, &mut func, &mut typioparam);
+                    let mut flinfo = Box::new(std::mem::zeroed::<pg_sys::FmgrInfo>());
+                    pg_sys::fmgr_info(func, flinfo.as_mut());
+                    flinfo
+                };
+                Converter::Input {
+                    flinfo,
+                    typioparam,
+                    typmod,
+                }
+            }
+        }
+    }
+}
+
+/// The int fields the reader thread converts (`None` when there are none): not those whose
+/// raw field FORCE_(NOT_)NULL must see first.
+pub fn int_plan(target: &Target) -> Option<IntPlan> {
+    let fields = target
+        .columns
+        .iter()
+        .map(|c| match c.conv {
+            _ if c.force_null || c.force_not_null => None,
+            Converter::Int2 => Some(IntWidth::I16),
+            Converter::Int4 => Some(IntWidth::I32),
+            Converter::Int8 => Some(IntWidth::I64),
+            Converter::Input { .. } => None,
+        })
+        .collect();
+    IntPlan::new(fields, SERVER_GRAMMAR)
+}
+
+/// What a value that does not convert does (`on_error`), and how.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+pub enum OnError {
+    /// ERROR, the load stops (COPY's default).
+    Stop,
+    /// The row is skipped: ints by the parser's error value, other types through
+    /// `compat::input_soft` (16+: soft errors).
+    Ignore,
+    /// PostgreSQL 15, which has no soft errors, on the short path: the loader converts runs of
+    /// rows in one subtransaction each (`Loader::load_run_rollback`), and an input function's
+    /// ERROR rolls it back and skips its row.
+    Rollback,
+}
+
+/// The row buffers conversion writes into: one Datum and one null flag per attribute.
+pub struct Values {
+    pub datums: Vec<pg_sys::Datum>,
+    pub nulls: Vec<bool>,
+}
+
+impl Values {
+    pub fn new(natts: usize) -> Values {
+        Values {
+            datums: vec![pg_sys::Datum::from(0usize); natts],
+            nulls: vec![true; natts],
+        }
+    }
+}
+
+/// Converts one row into `out` (field count, conversions, defaults), as COPY's `NextCopyFrom`.
+/// False when a value did not convert and `on_error` skips the row.
+#[inline]
+pub fn convert_row(
+    target: &Target,
+    row: &Row,
+    ints: &[Option<i64>],
+    out: &mut Values,
+    on_error: OnError,
+    pos: &Position,
+) -> bool {
+    pos.at_row(row);
+    let ncols = target.columns.len();
+    if target.default_marker {
+        check_default_markers(target, row);
+    }
+    if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
+        raise(
+            PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+            "extra data after last expected column",
+        );
+    }
+    let mem = target.batch_memory();
+    // SAFETY: the batch memory context lives as long as the target; values converted here
+    // stay in it until the batch they go into is flushed.
+    let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
+    for (i, col) in target.columns.iter().enumerate() {
+        if i >= row.len() {
+            // about the line, not a column (COPY names none here)
+            pos.clear_column();
+            raise(
+                PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+                format!("missing data for column \"{}\"", col.name.to_string_lossy()),
+            );
+        }
+        pos.at_column(col.name.as_ptr());
+        let converted = match ints.get(i) {
+            Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
+            _ => convert(col, row.field(i), pos, target, on_error),
+        };
+        let Some((datum, isnull)) = converted else {
+            // SAFETY: `old` is the context that was current on entry.
+            unsafe { pg_sys::MemoryContextSwitchTo(old) };
+            return false;
+        };
+        out.datums[col.index] = datum;
+        out.nulls[col.index] = isnull;
+    }
+    pos.clear_column();
+    for f in &target.fillers {
+        let (datum, isnull) = target.eval_default(f.expr);
+        out.datums[f.index] = datum;
+        out.nulls[f.index] = isnull;
+    }
+    // SAFETY: as above.
+    unsafe { pg_sys::MemoryContextSwitchTo(old) };
+    true
+}
+
+/// The DEFAULT marker in a column without a default: COPY refuses it while it splits the line
+/// (`CopyReadAttributes*`), before it counts the fields, for the fields that map to a column.
+fn check_default_markers(target: &Target, row: &Row) {
+    for (i, col) in target.columns.iter().enumerate().take(row.len()) {
+        if col.default.is_none() && matches!(row.field(i), Field::Default) {
+            raise_detail(
+                PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
+                "unexpected default marker in COPY data",
+                format!(
+                    "Column \"{}\" has no default value.",
+                    col.name.to_string_lossy()
+                ),
+            );
+        }
+    }
+}
+
+/// One field to a Datum: ints through the fastcopy parser, others through the input function.
+/// `None` when the value does not convert and `on_error` skips the row.
+#[inline(always)]
+fn convert(
+    col: &Column,
+    field: Field<'_>,
+    pos: &Position,
+    target: &Target,
+    on_error: OnError,
+) -> Option<(pg_sys::Datum, bool)> {
+    let bytes = match field {
+        Field::Value(b) if col.force_null && b == target.null_marker.as_bytes() => None,
+        Field::Value(b) => Some(b),
+        // with FORCE_NOT_NULL the marker is the value (NUL-terminated in `null_marker`)
+        Field::Null if col.force_not_null => Some(target.null_marker.as_bytes()),
+        Field::Null => None,
+        Field::Default => {
+            let Some(expr) = col.default else {
+                unreachable!("check_default_markers refused the marker in column without default")
+            };
+            return Some(target.eval_default(expr));
+        }
+    };
+    let Some(bytes) = bytes else {
+        return convert_null(col, pos, on_error);
+    };
+    pos.at_value(bytes.as_ptr() as *const c_char);
+    let parsed = match &col.conv {
+        Converter::Int4 => int::parse_i32(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "integer")),
+        Converter::Int8 => int::parse_i64(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "bigint")),
+        Converter::Int2 => int::parse_i16(bytes, SERVER_GRAMMAR)
+            .map(pg_sys::Datum::from)
+            .map_err(|e| (e, "smallint")),
+        Converter::Input {
+            flinfo,
+            typioparam,
+            typmod,
+        } => {
+            // The decoder guarantees a NUL after every value: `bytes` is a C string.
+            let s = bytes.as_ptr() as *mut c_char;
+            return input(flinfo, s, *typioparam, *typmod, on_error).map(|d| (d, false));
+        }
+    };
+    match parsed {
+        Ok(d) => Some((d, false)),
+        Err(_) if on_error != OnError::Stop => None,
+        Err((e, type_name)) => raise_int_error(e, bytes, type_name),
+    }
+}
+
+/// A NULL field. Domains have their own input function: it is called with NULL so that their
+/// NOT NULL constraints are checked, as COPY does.
+fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_sys::Datum, bool)> {
+    match &col.conv {
+        Converter::Input {
+            flinfo,
+            typioparam,
+            typmod,
+        } => {
+            pos.at_null();
+            let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, on_error);
+            pos.clear_value();
+            d.map(|d| (d, true))
+        }
+        _ => Some((pg_sys::Datum::from(0usize), true)),
+    }
+}
+
+/// A type's input function; unless `on_error` is `Stop`, a value it rejects gives `None` (or,
+/// under `Rollback`, an ERROR marked as the input function's) instead of ERROR.
+#[inline(always)]
+fn input(
+    flinfo: &pg_sys::FmgrInfo,
+    s: *mut c_char,
+    typioparam: pg_sys::Oid,
+    typmod: i32,
+    on_error: OnError,
+) -> Option<pg_sys::Datum> {
+    let fl = flinfo as *const _ as *mut pg_sys::FmgrInfo;
+    // SAFETY: `fl` is the input function fmgr_info filled in for this column (input functions
+    // do not write to their FmgrInfo but for fn_extra caches, which they own); `s` is a
+    // NUL-terminated value in the row buffer, or NULL for a NULL field.
+    unsafe {
+        match on_error {
+            OnError::Stop => Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod)),
+            OnError::Ignore => compat::input_soft(fl, s, typioparam, typmod),
+            OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
+        }
+    }
+}

@@ -1,0 +1,216 @@
+//! The row loop of one load: [`Loader`] takes the row blocks the decoder produced, converts
+//! each row, stores it in the batch, and is the one place that decides when the batch is
+//! flushed. It owns the batch and the counters; the target, the error position and the
+//! progress report are lent to it by `run`.
+
+use super::LoadStats;
+use super::batch::Batch;
+use super::convert::{self, Converter, OnError, Values};
+use super::position::Position;
+use super::progress::Progress;
+use super::spec::{LoadSpec, OnErrorChoice};
+use super::store::Stored;
+use super::target::Target;
+use crate::compat;
+use crate::error::{raise, raise_hint};
+use crate::guc;
+use fastcopy_core::input::InputError;
+use fastcopy_core::pipeline::RowBlock;
+use pgrx::prelude::*;
+
+pub struct Loader<'a> {
+    target: &'a Target,
+    pos: &'a Position,
+    progress: &'a Progress,
+    batch: Batch,
+    stats: LoadStats,
+    on_error: OnError,
+    values: Values,
+    /// `OnError::Rollback`: the row after the one being loaded, where a run resumes after a
+    /// rejected value rolled its subtransaction back.
+    resume: usize,
+}
+
+impl<'a> Loader<'a> {
+    pub fn new(
+        target: &'a Target,
+        spec: &LoadSpec,
+        pos: &'a Position,
+        progress: &'a Progress,
+    ) -> Loader<'a> {
+        Loader {
+            target,
+            pos,
+            progress,
+            batch: Batch::new(
+                target,
+                guc::max_buffered_tuples(),
+                guc::max_buffered_bytes(),
+            ),
+            stats: LoadStats::default(),
+            on_error: choose_on_error(spec.on_error, target),
+            values: Values::new(target.natts),
+            resume: 0,
+        }
+    }
+
+    /// Loads every row of `block`; true once the input has ended (after this block's rows).
+    /// Raises the error that stopped the decoder, in input order.
+    pub fn load_block(&mut self, block: &RowBlock) -> bool {
+        let mut next = 0;
+        while next < block.rows().len() {
+            let (at, full) = match self.on_error {
+                OnError::Rollback => self.load_run_rollback(block, next),
+                _ => self.load_run(block, next),
+            };
+            if full {
+                self.flush();
+            }
+            next = at;
+        }
+        self.progress
+            .update(block.bytes_read, self.stats.rows_loaded);
+        pgrx::check_for_interrupts!();
+        match &block.end {
+            None => false,
+            Some(Ok(())) => {
+                self.stats.bytes_read = block.bytes_read;
+                true
+            }
+            Some(Err(e)) => raise_input_error(e, self.pos),
+        }
+    }
+
+    /// Inserts the last rows and ends the bulk insert; what the load did.
+    pub fn finish(mut self) -> LoadStats {
+        self.flush();
+        self.progress
+            .update(self.stats.bytes_read, self.stats.rows_loaded);
+        self.batch.finish(self.target);
+        let mut stats = self.stats;
+        stats.flushes = self.batch.flushes;
+        stats.pages_extended = self.batch.pages_extended;
+        stats.extend_calls = self.batch.extend_calls;
+        stats
+    }
+
+    /// The only place a batch is flushed.
+    fn flush(&mut self) {
+        self.batch.flush(self.target, self.pos);
+    }
+
+    /// Loads the rows of `block` from `from` on, until the batch is full or the block ends;
+    /// returns where it stopped and whether the batch is full.
+    #[inline]
+    fn load_run(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
+        let rows = block.rows();
+        let mut r = from;
+        while r < rows.len() {
+            self.resume = r + 1;
+            let stored = self.load_row(block, r);
+            r += 1;
+            match stored {
+                None => self.skip_row(),
+                Some(Stored::SkippedByTrigger) => {}
+                Some(Stored::Buffered) => self.stats.rows_loaded += 1,
+                Some(Stored::Full) => {
+                    self.stats.rows_loaded += 1;
+                    return (r, true);
+                }
+            }
+        }
+        (r, false)
+    }
+
+    /// `OnError::Rollback` (15): a run of rows in one subtransaction. A value an input function
+    /// rejects rolls it back (the rows before it stay buffered: their values are in the batch
+    /// memory) and skips its row; the next run starts after it. Only data errors count as a
+    /// rejected value, as only soft errors do in COPY 17: a cancel, a timeout or an
+    /// out-of-memory raised inside an input function still stops the load.
+    fn load_run_rollback(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
+        let run =
+            compat::in_subtransaction(std::panic::AssertUnwindSafe(|| self.load_run(block, from)));
+        match run {
+            Ok(done) => done,
+            Err(e) if compat::input_failed() && is_data_error(&e) => {
+                self.skip_row();
+                (self.resume, false)
+            }
+            Err(e) => e.rethrow(),
+        }
+    }
+
+    /// Converts and stores row `r`: `None` when `on_error` skips it.
+    #[inline]
+    fn load_row(&mut self, block: &RowBlock, r: usize) -> Option<Stored> {
+        let (target, pos) = (self.target, self.pos);
+        let row = &block.rows()[r];
+        if !convert::convert_row(
+            target,
+            row,
+            block.ints(r),
+            &mut self.values,
+            self.on_error,
+            pos,
+        ) {
+            return None;
+        }
+        if target.fast {
+            // SAFETY: the short path's target; the values were just converted.
+            return Some(unsafe { self.batch.store_fast(target, &self.values, row) });
+        }
+        // SAFETY: the executor path's target; the values were just converted.
+        let (b, staged) = unsafe { self.batch.stage_routed(target, &self.values) };
+        if self.batch.must_flush_before(b) {
+            // the rows before this one are visible to its triggers, as in COPY
+            self.flush();
+            pos.at_row(row);
+        }
+        // SAFETY: staged just now; the only flush in between is the one asked for.
+        Some(unsafe { self.batch.finish_routed(target, staged, row) })
+    }
+
+    /// Counts a row `on_error => 'ignore'` skipped, here and in the progress view.
+    fn skip_row(&mut self) {
+        self.stats.rows_skipped += 1;
+        self.progress.skipped(self.stats.rows_skipped);
+    }
+}
+
+/// An ERROR of class 22 (data exception) or 23 (a domain's constraint).
+fn is_data_error(e: &pgrx::pg_sys::panic::CaughtError) -> bool {
+    let pgrx::pg_sys::panic::CaughtError::PostgresError(r) = e else {
+        return false;
+    };
+    // the class is the first two characters: the low 12 bits of the packed code
+    let class = |c: PgSqlErrorCode| (c as i32) & 0xFFF;
+    let got = class(r.sql_error_code());
+    got == class(PgSqlErrorCode::ERRCODE_DATA_EXCEPTION)
+        || got == class(PgSqlErrorCode::ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
+}
+
+/// How `on_error` is carried out for this target.
+fn choose_on_error(choice: OnErrorChoice, target: &Target) -> OnError {
+    let inputs = target
+        .columns
+        .iter()
+        .any(|c| matches!(c.conv, Converter::Input { .. }));
+    match choice {
+        OnErrorChoice::Stop => OnError::Stop,
+        OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,
+        OnErrorChoice::Ignore => OnError::Ignore,
+    }
+}
+
+/// The decoder's error, with COPY's SQLSTATE, message and hint, at its line.
+fn raise_input_error(e: &InputError, pos: &Position) -> ! {
+    match &e.raw_line {
+        Some(raw) => pos.at_line_text(e.line, raw),
+        None => pos.at_line(e.line),
+    }
+    let code = PgSqlErrorCode::from(e.sqlstate().packed());
+    match e.hint() {
+        Some(h) => raise_hint(code, e.message(), h),
+        None => raise(code, e.message()),
+    }
+}

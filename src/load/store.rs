@@ -1,0 +1,179 @@
+//! A converted row into its buffer: the two ways from Datums to a buffered row.
+//!
+//! - [`Batch::store_fast`] (`Target::fast`: plain tables, AFTER triggers and foreign keys
+//!   included): the tuple is formed straight into batch memory and checked against NOT NULL
+//!   and CHECK constraints; no executor step per row.
+//! - [`Batch::stage_routed`] then [`Batch::finish_routed`]: the executor path in `CopyFrom`'s
+//!   order, where the executor must see each row (partition routing, BEFORE ROW triggers,
+//!   stored generated columns). Between the two the loader flushes the batch when the row's
+//!   relation takes rows one at a time ([`Batch::must_flush_before`]).
+
+use super::batch::Batch;
+use super::convert::Values;
+use super::target::Target;
+use super::tuple;
+use crate::compat;
+use fastcopy_core::input::Row;
+use pgrx::pg_sys;
+
+/// What storing a row did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// The row is buffered.
+    Buffered,
+    /// The row is buffered and the batch must be flushed now.
+    Full,
+    /// A BEFORE ROW trigger returned NULL: the row is not inserted (and not counted).
+    SkippedByTrigger,
+}
+
+impl Stored {
+    fn from_full(full: bool) -> Stored {
+        if full { Stored::Full } else { Stored::Buffered }
+    }
+}
+
+/// A routed row in its buffer's next slot, not yet through triggers and constraints.
+pub struct Staged {
+    rri: *mut pg_sys::ResultRelInfo,
+    slot: *mut pg_sys::TupleTableSlot,
+    /// Stored generated columns were computed on the input slot already.
+    generated_done: bool,
+}
+
+impl Batch {
+    /// The short path: forms the tuple into the batch arena, stores it in the target's buffer,
+    /// checks constraints.
+    ///
+    /// # Safety
+    /// `target.fast`; `values` hold one converted row, in the batch memory.
+    #[inline]
+    pub unsafe fn store_fast(&mut self, target: &Target, values: &Values, row: &Row) -> Stored {
+        // SAFETY: as the function's contract; the batch memory is the current context while
+        // the tuple is formed (heap_form_tuple's fallback allocates there).
+        unsafe {
+            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
+            let tuple = target
+                .former
+                .form(&mut self.arena, &values.datums, &values.nulls);
+            pg_sys::MemoryContextSwitchTo(old);
+            let buf = &mut self.buffers[0];
+            // its place on a heap page: MAXALIGNed tuple and a line pointer
+            buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+            let slot = buf.next_slot();
+            tuple::store(slot, tuple, target.relid, buf.slot_flags);
+            if buf.has_constraints {
+                pg_sys::ExecConstraints(target.rri, slot, target.estate);
+            }
+            if buf.partition_check {
+                pg_sys::ExecPartitionCheck(target.rri, slot, target.estate, true);
+            }
+            Stored::from_full(self.add(0, row.line_no(), row.raw_len()))
+        }
+    }
+
+    /// The executor path, first half: partition routing, then the row copied into the slot of
+    /// its relation's buffer (in the slot's own memory, as a flush resets the batch memory the
+    /// values are in).
+    ///
+    /// # Safety
+    /// `!target.fast`; `values` hold one converted row.
+    pub unsafe fn stage_routed(&mut self, target: &Target, values: &Values) -> (usize, Staged) {
+        // SAFETY: as the function's contract; the slots and the executor state are the
+        // target's, alive for the load.
+        unsafe {
+            let input = target.input_slot;
+            tuple::store_values(input, &values.datums, &values.nulls);
+            let b = match &target.routing {
+                Some(r) => {
+                    let leaf = compat::exec::ExecFindPartition(
+                        r.mtstate,
+                        target.rri,
+                        r.proute,
+                        input,
+                        target.estate,
+                    );
+                    self.buffer_for(leaf, target)
+                }
+                None => 0,
+            };
+            let buf = &mut self.buffers[b];
+            let (rri, map) = (buf.rri, buf.map);
+            // Stored generated columns come after BEFORE ROW triggers, which need the row in
+            // the buffer's slot. Without such triggers, and with the input slot's layout (no
+            // partitions), they are computed on the input slot, whose values are at hand: the
+            // row is then formed once, by the copy below, as COPY forms it once.
+            let generated_done = buf.generated && !buf.before_row && target.routing.is_none();
+            if generated_done {
+                compat::exec::ExecComputeStoredGenerated(
+                    rri,
+                    target.estate,
+                    input,
+                    pg_sys::CmdType::CMD_INSERT,
+                );
+            }
+            let slot = buf.next_slot();
+            if map.is_null() {
+                tuple::copy(slot, input);
+            } else {
+                pg_sys::execute_attr_map_slot((*map).attrMap, input, slot);
+                tuple::materialize(slot);
+            }
+            (*slot).tts_tableOid = (*(*rri).ri_RelationDesc).rd_id;
+            (
+                b,
+                Staged {
+                    rri,
+                    slot,
+                    generated_done,
+                },
+            )
+        }
+    }
+
+    /// The executor path, second half: BEFORE ROW triggers, stored generated columns,
+    /// constraints, and the row counted in its buffer.
+    ///
+    /// # Safety
+    /// `staged` came from `stage_routed` of this batch, with no row staged since, and at most
+    /// the flush [`Batch::must_flush_before`] asked for in between: that flush is only asked
+    /// for a buffer that takes one row at a time and so has none pending, so the staged slot
+    /// is still its next slot.
+    pub unsafe fn finish_routed(&mut self, target: &Target, staged: Staged, row: &Row) -> Stored {
+        // SAFETY: as the function's contract: the staged slot is the buffer's next slot.
+        unsafe {
+            let Staged {
+                rri,
+                slot,
+                generated_done,
+            } = staged;
+            let b = self
+                .index_of(rri)
+                .expect("a staged row's buffer stays until its row is stored");
+            let buf = &mut self.buffers[b];
+            debug_assert!(buf.next_slot() == slot);
+            if buf.before_row && !pg_sys::ExecBRInsertTriggers(target.estate, rri, slot) {
+                tuple::clear(slot);
+                return Stored::SkippedByTrigger;
+            }
+            if buf.generated && !generated_done {
+                compat::exec::ExecComputeStoredGenerated(
+                    rri,
+                    target.estate,
+                    slot,
+                    pg_sys::CmdType::CMD_INSERT,
+                );
+            }
+            if buf.has_constraints {
+                pg_sys::ExecConstraints(rri, slot, target.estate);
+            }
+            if buf.partition_check {
+                pg_sys::ExecPartitionCheck(rri, slot, target.estate, true);
+            }
+            tuple::materialize(slot);
+            let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
+            buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+            Stored::from_full(self.add(b, row.line_no(), row.raw_len()))
+        }
+    }
+}
