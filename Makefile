@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics fmt start stop psql fuzz
+.PHONY: setup test test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -10,6 +10,12 @@ setup:
 ## make test: setup, core tests, in-database tests on PostgreSQL 15, 16, 17 (what CI runs)
 test:
 	scripts/test.sh
+
+## clippy on every major (every unsafe block documented: clippy::undocumented_unsafe_blocks
+## is denied in src/lib.rs) and rustfmt; make test runs the pg17 clippy
+lint: setup
+	for m in 15 16 17; do cargo clippy -p fastcopy --no-default-features --features pg$$m -- -D clippy::undocumented_unsafe_blocks || exit 1; done
+	cargo fmt --all -- --check
 
 ## cargo test of the PostgreSQL-free core only (seconds)
 test-core:

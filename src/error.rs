@@ -209,6 +209,7 @@ pub fn exact<T>(f: impl FnOnce() -> T) -> T {
 /// # Safety
 /// Backend thread; every callback in the chain above `cb` is valid.
 unsafe fn unlink_callback(cb: *mut pg_sys::ErrorContextCallback) {
+    // SAFETY: as the function's contract.
     unsafe {
         if pg_sys::error_context_stack == cb {
             pg_sys::error_context_stack = (*cb).previous;

@@ -1,15 +1,21 @@
 //! fastcopy: load data into heap tables faster than COPY FROM.
 //!
-//! The SQL-facing layer is thin; the data path of one load reads top to bottom in `load`:
-//! options → target → reader (fastcopy-core) → converter → batch → heap.
+//! The SQL-facing layer is thin; one load reads top to bottom in `load` (its module docs
+//! draw the data path: options → target → source → decoder on the reader thread → loader →
+//! batch → heap).
 //!
-//! - `api`: `fastcopy.load` / `fastcopy.load_data` and `fastcopy.load_result` (SQL in sql/).
-//! - `load`: one load: options, target, batch, error context and progress.
-//! - `compat`: the PostgreSQL 15/16/17 differences the loader meets, in one place.
-//! - `bench`: `fastcopy.bench_int_parser`, the parser benchmark's in-process driver.
-//! - `extend`: relation extension strategies (`fastcopy.extend_*`), version differences included.
+//! - `api`: `fastcopy.load` / `fastcopy.load_data`, their options declared once.
+//! - `load`: one load.
+//! - `error`: raising ERRORs; server errors leave a load as the server raised them.
+//! - `compat`: the PostgreSQL 15/16/17 differences of the executor calls, in one place.
+//! - `extend`: relation extension strategies (`fastcopy.extend_*`), their version differences.
 //! - `guc`: the `fastcopy.*` settings.
 //! - `parse`: `fastcopy.parse_int*` over the int core of `fastcopy-core`.
+//! - `bench`: `fastcopy.bench_int_parser`, the parser benchmark's in-process driver.
+//!
+//! Every `unsafe` block says why it holds (`clippy::undocumented_unsafe_blocks`, `make lint`).
+
+#![deny(clippy::undocumented_unsafe_blocks)]
 
 use pgrx::prelude::*;
 

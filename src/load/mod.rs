@@ -74,7 +74,7 @@ const READ_CHUNK: usize = 1 << 20;
 const THREAD_MIN_BYTES: u64 = 256 * 1024;
 
 pub fn server_major() -> u32 {
-    (pg_sys::PG_VERSION_NUM / 10000) as u32
+    pg_sys::PG_VERSION_NUM / 10000
 }
 
 /// Runs one load into `relid` and returns what it did.

@@ -192,7 +192,7 @@ impl Drop for ContextGuard<'_> {
         // SAFETY: backend thread; `self.cb` is the top of the stack when it is ours to pop
         // (checked), and `arg` still points to the borrowed position.
         unsafe {
-            if pg_sys::error_context_stack != self.cb.as_mut() as *mut _ {
+            if !std::ptr::eq(pg_sys::error_context_stack, self.cb.as_mut()) {
                 return;
             }
             pg_sys::error_context_stack = self.cb.previous;

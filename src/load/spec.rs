@@ -109,7 +109,7 @@ impl LoadSpec {
 }
 
 /// ProcessCopyOptions after its loop: defaults filled in, then how the options go together,
-/// in the server's order.
+/// in the server's order (the markers' own checks here, their conflicts in `check_conflicts`).
 fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options {
     use PgSqlErrorCode::*;
     let mut opts = if csv { Options::csv() } else { Options::text() };
@@ -167,6 +167,14 @@ fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options
         }
         opts.escape = one_byte(e, "escape");
     }
+    check_conflicts(o, &opts, csv, w);
+    opts
+}
+
+/// The rest of ProcessCopyOptions' checks, in its order: FORCE_* outside CSV, then the NULL
+/// and DEFAULT markers against the delimiter, the quote and each other.
+fn check_conflicts(o: &SqlOptions, opts: &Options, csv: bool, w: &Wording) {
+    use PgSqlErrorCode::*;
     if !csv && o.force_not_null.is_some() {
         refuse(ERRCODE_FEATURE_NOT_SUPPORTED, w.force_not_null_needs_csv);
     }
@@ -199,7 +207,6 @@ fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options
             );
         }
     }
-    opts
 }
 
 /// The messages and SQLSTATEs of COPY's option checks that changed between versions (17

@@ -153,6 +153,7 @@ impl Target {
 /// # Safety
 /// Backend thread, in a transaction.
 unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -> Opened {
+    // SAFETY: as the function's contract; the relation opened here stays open for the load.
     unsafe {
         // COPY FROM is "OK in a read-only transaction" for standard_ProcessUtility (into a
         // temporary table), so in read-only states it checks only these two here.
@@ -204,6 +205,8 @@ unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -
 /// # Safety
 /// As `open_checked`; `opened` came from it.
 unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target {
+    // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
+    // executor state.
     unsafe {
         let Opened {
             rel,
@@ -211,46 +214,12 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
             indexes,
             estate,
         } = opened;
-        let force_not_null = force_list(
-            rel,
-            &relname,
-            &spec.force_not_null,
-            &indexes,
-            "force_not_null",
-        );
-        let force_null = force_list(rel, &relname, &spec.force_null, &indexes, "force_null");
-        let tupdesc = (*rel).rd_att;
-        let natts = (*tupdesc).natts as usize;
         let econtext = pg_sys::MakePerTupleExprContext(estate);
         let mut defaults = Defaults {
             rel,
             volatile: false,
         };
-        let reader = spec.reader();
-        let columns: Vec<Column> = indexes
-            .iter()
-            .map(|&i| {
-                let a = compat::tuple_desc_attr(tupdesc, i);
-                Column {
-                    index: i,
-                    name: CStr::from_ptr(a.attname.data.as_ptr()).to_owned(),
-                    conv: Converter::for_type(a.atttypid, a.atttypmod),
-                    // the DEFAULT marker may ask for it (16+)
-                    default: reader.default.as_ref().and_then(|_| defaults.expr(i)),
-                    force_not_null: force_not_null.contains(&i),
-                    force_null: force_null.contains(&i),
-                }
-            })
-            .collect();
-        // Defaults for the columns not in the list (identity and serial included).
-        let fillers: Vec<Filler> = (0..natts)
-            .filter(|i| {
-                let a = compat::tuple_desc_attr(tupdesc, *i);
-                !a.attisdropped && a.attgenerated == 0 && !indexes.contains(i)
-            })
-            .filter_map(|index| defaults.expr(index).map(|expr| Filler { index, expr }))
-            .collect();
-
+        let (columns, fillers) = input_columns(rel, &relname, &indexes, spec, &mut defaults);
         let relkind = (*(*rel).rd_rel).relkind as u8;
         check_relkind(relkind, &relname);
         let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
@@ -261,18 +230,16 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
         if spec.freeze {
             ti_options |= check_freeze(rel, partitioned);
         }
-
-        let rri =
-            PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
+        let rri = PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo)
+            .into_pg();
         pg_sys::ExecInitResultRelation(estate, rri, 1);
         if !partitioned {
             pg_sys::ExecOpenIndices(rri, false);
         }
-        let constr = (*tupdesc).constr;
+        let constr = (*(*rel).rd_att).constr;
         let trig = (*rel).trigdesc;
         let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
         let generated = !constr.is_null() && (*constr).has_generated_stored;
-
         // Statement-level work before the first row, as CopyFrom: the query level for AFTER
         // triggers, transition tables, partition routing, BEFORE STATEMENT triggers.
         pg_sys::AfterTriggerBeginQuery();
@@ -282,6 +249,7 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
         pg_sys::ExecBSInsertTriggers(estate, rri);
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
+        let reader = spec.reader();
         Target {
             rel,
             relid,
@@ -290,9 +258,9 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
             estate,
             rri,
             econtext,
+            natts: (*(*rel).rd_att).natts as usize,
             columns,
             fillers,
-            natts,
             ti_options,
             fast: !partitioned && !before_row && !generated,
             input_slot,
@@ -302,6 +270,50 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
             null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
             default_marker: reader.default.is_some(),
         }
+    }
+}
+
+/// Steps 7-8: the input columns (FORCE_* checked against them, a converter each, the
+/// default the DEFAULT marker may ask for) and the defaults of the columns not in the list
+/// (identity and serial included).
+///
+/// # Safety
+/// `rel` is open; `indexes` are its attributes.
+unsafe fn input_columns(
+    rel: pg_sys::Relation,
+    relname: &str,
+    indexes: &[usize],
+    spec: &LoadSpec,
+    defaults: &mut Defaults,
+) -> (Vec<Column>, Vec<Filler>) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        let force_not_null = force_list(rel, relname, &spec.force_not_null, indexes, "force_not_null");
+        let force_null = force_list(rel, relname, &spec.force_null, indexes, "force_null");
+        let tupdesc = (*rel).rd_att;
+        let with_marker = spec.reader().default.is_some();
+        let columns = indexes
+            .iter()
+            .map(|&i| {
+                let a = compat::tuple_desc_attr(tupdesc, i);
+                Column {
+                    index: i,
+                    name: CStr::from_ptr(a.attname.data.as_ptr()).to_owned(),
+                    conv: Converter::for_type(a.atttypid, a.atttypmod),
+                    default: if with_marker { defaults.expr(i) } else { None },
+                    force_not_null: force_not_null.contains(&i),
+                    force_null: force_null.contains(&i),
+                }
+            })
+            .collect();
+        let fillers = (0..(*tupdesc).natts as usize)
+            .filter(|i| {
+                let a = compat::tuple_desc_attr(tupdesc, *i);
+                !a.attisdropped && a.attgenerated == 0 && !indexes.contains(i)
+            })
+            .filter_map(|index| defaults.expr(index).map(|expr| Filler { index, expr }))
+            .collect();
+        (columns, fillers)
     }
 }
 
@@ -318,6 +330,7 @@ impl Defaults {
     /// `self.rel` is open; `i < natts`; the current memory context outlives the load (the
     /// function call's).
     unsafe fn expr(&mut self, i: usize) -> Option<*mut pg_sys::ExprState> {
+        // SAFETY: as the function's contract.
         unsafe {
             let expr = pg_sys::build_column_default(self.rel, (i + 1) as i32);
             if expr.is_null() {
@@ -342,6 +355,7 @@ unsafe fn routing(
     rri: *mut pg_sys::ResultRelInfo,
     transition_capture: *mut pg_sys::TransitionCaptureState,
 ) -> Routing {
+    // SAFETY: as the function's contract; the node is fresh and ours to fill.
     unsafe {
         let mtstate =
             PgBox::<pg_sys::ModifyTableState>::alloc_node(pg_sys::NodeTag::T_ModifyTableState)
@@ -388,6 +402,7 @@ fn check_relkind(relkind: u8, relname: &str) {
 /// # Safety
 /// `rel` is open.
 unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
+    // SAFETY: as the function's contract.
     unsafe {
         if partitioned {
             raise(

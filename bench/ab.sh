@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# A/B of two builds of fastcopy: the two release libraries take turns as the server's
+# fastcopy.so (swapped by an atomic rename before each load, a fresh backend per load, so each
+# load runs the build it names), in one server, on lotsaints (UNLOGGED, 2,000,000 rows of three
+# ints) and ints10m (logged, 10,000,000 rows of one int; CHECKPOINT before each load). The
+# order is random per round; the result is the median of each round's B/A time ratio
+# (> 1: B is slower). Builds the two commits itself (git worktrees under $FASTCOPY_RUN).
+#   bench/ab.sh COMMIT_A COMMIT_B [major]       e.g. bench/ab.sh 78f5f41 HEAD 17
+#   ROUNDS=15 WORKLOADS="lotsaints ints10m"
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+. bench/lib.sh
+a=${1:?commit A}; b=${2:?commit B}; m=${3:-17}
+rounds=${ROUNDS:-15}
+workloads=${WORKLOADS:-lotsaints ints10m}
+
+# build_so COMMIT: prints the path of that commit's release fastcopy.so for major $m
+build_so() {
+  local rev; rev=$(git rev-parse --short "$1")
+  local dir="$FASTCOPY_RUN/ab-$rev" out="$FASTCOPY_RUN/ab-$rev-pg$m.so"
+  if [ ! -f "$out" ]; then
+    rm -rf "$dir"; git worktree prune
+    git worktree add -f --detach "$dir" "$rev" >/dev/null 2>&1
+    (cd "$dir" && CARGO_TARGET_DIR="$here/../target/ab" cargo build --release --lib -p fastcopy \
+       --no-default-features --features "pg$m" >/dev/null 2>&1)
+    cp target/ab/release/libfastcopy.so "$out"
+    git worktree remove --force "$dir"
+  fi
+  echo "$out"
+}
+use_major "$m"            # the current tree's release build and its SQL
+libdir=$("$(pg_config_for "$m")" --pkglibdir)
+# a commit that is the current tree (HEAD, nothing changed) is the build just installed
+current() { [ "$(git rev-parse "$1")" = "$(git rev-parse HEAD)" ] && git diff --quiet HEAD -- src core Cargo.toml; }
+installed="$FASTCOPY_RUN/ab-installed-pg$m.so"; cp "$libdir/fastcopy.so" "$installed"
+so_a=$(current "$a" && echo "$installed" || build_so "$a")
+so_b=$(current "$b" && echo "$installed" || build_so "$b")
+use_so() { cp "$1" "$libdir/fastcopy.so.ab"; mv "$libdir/fastcopy.so.ab" "$libdir/fastcopy.so"; }
+psql -c "$BENCH_MS_SQL" -c "DROP TABLE IF EXISTS ab_t" >/dev/null
+lots=$(lotsaints_data)
+ints="$FASTCOPY_RUN/ints10m.copy"
+[ -f "$ints" ] || psql -c "COPY (SELECT g FROM generate_series(1, 10000000) g) TO '$ints'"
+for w in $workloads; do
+  case $w in
+    lotsaints) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots ;;
+    ints10m) def="CREATE TABLE ab_t (a int)"; data=$ints ;;
+  esac
+  psql -c "DROP TABLE IF EXISTS ab_t" -c "$def" >/dev/null
+  ta=(); tb=(); ratios=()
+  for r in $(seq 0 "$rounds"); do
+    declare -A t=()
+    for i in $(random_order 2 "$w$r"); do
+      side=$([ "$i" = 0 ] && echo a || echo b)
+      use_so "$([ "$side" = a ] && echo "$so_a" || echo "$so_b")"
+      psql -c "TRUNCATE ab_t" -c "CHECKPOINT" >/dev/null
+      t[$side]=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''ab_t'', ''$data'')')")
+    done
+    if [ "$r" -gt 0 ]; then   # round 0 warms up
+      ta+=("${t[a]}"); tb+=("${t[b]}"); ratios+=("$(ratio "${t[b]}" "${t[a]}")")
+    fi
+  done
+  printf '%s on %s: A %s ms, B %s ms (medians of %s), B/A median per-round ratio %s\n' \
+    "$w" "$(psql -c 'SHOW server_version')" "$(median "${ta[@]}")" "$(median "${tb[@]}")" \
+    "$rounds" "$(median "${ratios[@]}")"
+done
+use_so "$so_b"
