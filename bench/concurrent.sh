@@ -6,7 +6,7 @@
 # ROUNDS (default 9), TRUNCATE before each; every round runs each loader once, in a random
 # order, and the ratios are medians of each round's ratio to COPY and to fastcopy's default
 # (server/auto). Writes bench/results/concurrent.md.
-#   bench/concurrent.sh [majors...]      default: 15 16 17
+#   bench/concurrent.sh [majors...]      default: 15 16 17 18
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

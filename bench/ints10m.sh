@@ -6,7 +6,7 @@
 # and writes medians, the median of each round's ratio, and whether both tables hold the same
 # rows, to bench/results/ints10m.md. Release build, throwaway cluster per major.
 #
-#   bench/ints10m.sh [majors...]        default: 15 16 17
+#   bench/ints10m.sh [majors...]        default: 15 16 17 18
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

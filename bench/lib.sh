@@ -20,8 +20,8 @@ BENCH_MS_SQL='CREATE OR REPLACE FUNCTION public.bench_ms(q text) RETURNS float8 
 DECLARE t0 timestamptz := clock_timestamp();
 BEGIN EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000; END $$'
 
-# bench_majors [MAJORS...]: the majors a script was asked for, 15 16 17 by default.
-bench_majors() { echo "${@:-15 16 17}"; }
+# bench_majors [MAJORS...]: the majors a script was asked for, 15 16 17 18 by default.
+bench_majors() { echo "${@:-15 16 17 18}"; }
 
 # use_major M: the release build installed into PostgreSQL M, its cluster started and the
 # extension created afresh; `psql` below then runs there.

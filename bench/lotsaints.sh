@@ -6,7 +6,7 @@
 # tables hold the same rows, and writes bench/results/lotsaints.md. A third load per round,
 # with on_error => 'ignore', shows what that option costs on clean input.
 #
-#   bench/lotsaints.sh [majors...]        default: 15 16 17; ROUNDS=5 by default
+#   bench/lotsaints.sh [majors...]        default: 15 16 17 18; ROUNDS=5 by default
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

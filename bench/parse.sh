@@ -3,7 +3,7 @@
 # in the same backend on the same strings (fastcopy.bench_int_parser), per input class.
 # Release build, throwaway cluster per major. Writes bench/results/parse.md.
 #
-#   bench/parse.sh [majors...]       default: 15 16 17
+#   bench/parse.sh [majors...]       default: 15 16 17 18
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

@@ -4,7 +4,7 @@
 # a table with a foreign key, one with a stored generated column, one with a BEFORE ROW trigger
 # (both loaders insert one row at a time there). Alternating, one warm-up, ROUNDS counted
 # rounds (default 3), TRUNCATE before each load; medians. Writes bench/results/semantics.md.
-#   [TARGETS="part brt"] bench/semantics.sh [majors...]        default: all targets, 15 16 17
+#   [TARGETS="part brt"] bench/semantics.sh [majors...]        default: all targets, 15 16 17 18
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."

@@ -5,7 +5,7 @@
 # (untimed). Medians and the median of each round's ratio to `server` (> 1 = faster); the order
 # is random, new every round.
 # Writes bench/results/strategies.md.
-#   bench/strategies.sh [majors...]        default: 15 16 17
+#   bench/strategies.sh [majors...]        default: 15 16 17 18
 #   VARIANTS="server 64|fixed 16|sticky 32" bench/strategies.sh 15   other strategy/pages pairs
 #   (the first is the baseline of the ratios)
 set -euo pipefail

@@ -6,13 +6,13 @@
 # one-page zero-filling writes of extension); lseek = the file size asked of the kernel.
 # Checks, on 16+: under `zero` no fallocate; under `fallocate` fallocate and no zero-fill.
 # Writes bench/results/syscalls.md.
-#   bench/syscalls.sh [majors...]        default: 15 16 17
+#   bench/syscalls.sh [majors...]        default: 15 16 17 18
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
-majors=("${@:-15 16 17}"); majors=(${majors[@]})
+majors=("${@:-15 16 17 18}"); majors=(${majors[@]})
 command -v strace >/dev/null || { echo "strace is needed (scripts/setup.sh installs it)"; exit 1; }
 out=bench/results/syscalls.md
 tmp=$(mktemp)

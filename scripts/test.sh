@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Everything CI runs (`make test`): setup if needed, the pure-Rust core's tests, then the
-# in-database suites on PostgreSQL 15, 16 and 17. Ends with one summary line; exit 1 on failure.
+# in-database suites on PostgreSQL 15, 16, 17 and 18. Ends with one summary line; exit 1 on failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 start=$(date +%s)
-majors=${FASTCOPY_TEST_MAJORS:-"15 16 17"}
+majors=${FASTCOPY_TEST_MAJORS:-"15 16 17 18"}
 results=()
 fail=0
 

@@ -1,4 +1,7 @@
-//! Every PostgreSQL 15 / 16 / 17 difference the loader meets, each behind one `cfg` here.
+//! Every PostgreSQL 15 / 16 / 17 / 18 difference of the executor calls the loader makes, each
+//! behind one `cfg` here. (Relation extension keeps its own in `extend.rs`, COPY's option
+//! wording in `load/spec.rs`, the integer grammar in `parse.rs`, the end-of-data rules in the
+//! core's reader.)
 
 use pgrx::pg_sys;
 
@@ -49,7 +52,16 @@ pub unsafe fn init_range_table(
             (*perminfo).requiredPerms = pg_sys::ACL_INSERT as pg_sys::AclMode;
             (*perminfo).insertedCols = cols;
             pg_sys::ExecCheckPermissions((*pstate).p_rtable, (*pstate).p_rteperminfos, true);
+            #[cfg(not(feature = "pg18"))]
             pg_sys::ExecInitRangeTable(estate, (*pstate).p_rtable, (*pstate).p_rteperminfos);
+            // 18: the relations not pruned away: the one entry (as COPY passes it)
+            #[cfg(feature = "pg18")]
+            pg_sys::ExecInitRangeTable(
+                estate,
+                (*pstate).p_rtable,
+                (*pstate).p_rteperminfos,
+                pg_sys::bms_make_singleton(1),
+            );
         }
     }
 }
@@ -122,7 +134,16 @@ pub unsafe fn tuple_desc_attr<'a>(
     i: usize,
 ) -> &'a pg_sys::FormData_pg_attribute {
     // SAFETY: as the function's contract: 15-17 keep the attributes in `attrs[natts]`.
-    unsafe { &*(*tupdesc).attrs.as_ptr().add(i) }
+    #[cfg(not(feature = "pg18"))]
+    unsafe {
+        &*(*tupdesc).attrs.as_ptr().add(i)
+    }
+    // SAFETY: as the function's contract: 18 keeps `compact_attrs[natts]` first and the full
+    // attributes after them, where its TupleDescAttr (a shim here) finds them.
+    #[cfg(feature = "pg18")]
+    unsafe {
+        &*pg_sys::TupleDescAttr(tupdesc, i as i32)
+    }
 }
 
 /// Whether `rel` was created, or got a new relfilenode (TRUNCATE), in the current

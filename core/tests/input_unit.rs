@@ -499,6 +499,82 @@ fn text_end_marker_errors() {
     }
 }
 
+#[test]
+fn end_marker_on_a_stream_ends_the_data_after_data_on_its_line() {
+    // 15-17: COPY FROM STDIN stops at `xy\.` (the row xy is kept); a file reads on.
+    for major in [15, 16, 17] {
+        let mut o = text();
+        o.server_major = major;
+        o.stream = true;
+        assert_eq!(
+            rows(b"a\nxy\\.\nb\n", o.clone()),
+            vec![vec![v("a")], vec![v("xy")]]
+        );
+        assert_eq!(rows(b"5\\.\n0\n", o.clone()), vec![vec![v("5")]]);
+        assert_eq!(rows(b"1\t\\.\r\n", o.clone()), vec![vec![v("1"), v("")]]);
+        o.stream = false;
+        assert_eq!(rows(b"5\\.\n7\n", o), vec![vec![v("5")], vec![v("7")]]);
+    }
+}
+
+#[test]
+fn end_marker_in_18() {
+    let mut t = text();
+    t.server_major = 18;
+    // alone on its line: the end, as before
+    assert_eq!(rows(b"a\n\\.\nb\n", t.clone()), vec![vec![v("a")]]);
+    assert_eq!(rows(b"a\r\n\\.\r\nb\r\n", t.clone()), vec![vec![v("a")]]);
+    // data before it, something after it, or no line ending: not alone on its line
+    for (data, line) in [
+        (&b"a\nxy\\.\nb\n"[..], 2),
+        (b"a\n\\.x\nb\n", 2),
+        (b"a\n\\.", 2),
+        (b"\\.x", 1),
+        (b"a\r\n\\.x\n", 2),
+    ] {
+        let e = err(data, t.clone());
+        assert_eq!(
+            (e.sqlstate.as_str(), e.message.as_str(), e.line),
+            ("22P04", "end-of-copy marker is not alone on its line", line),
+            "{data:?}"
+        );
+    }
+    // the newline-style checks come first
+    assert_eq!(
+        err(b"a\r\n\\.\nb\n", t.clone()).message,
+        "end-of-copy marker does not match previous newline style"
+    );
+    assert_eq!(
+        err(b"a\nxy\\.\r\n", t.clone()).message,
+        "end-of-copy marker does not match previous newline style"
+    );
+    // CSV: `\.` is data
+    let mut c = csv();
+    c.server_major = 18;
+    assert_eq!(
+        rows(b"a\n\\.\nb\n", c.clone()),
+        vec![vec![v("a")], vec![v("\\.")], vec![v("b")]]
+    );
+    assert_eq!(rows(b"a\n\\.", c), vec![vec![v("a")], vec![v("\\.")]]);
+    // 17 for comparison: the marker ends CSV data
+    assert_eq!(rows(b"a\n\\.\nb\n", csv()), vec![vec![v("a")]]);
+}
+
+#[test]
+fn zero_column_tables_see_unsplit_lines() {
+    let mut o = text();
+    o.no_columns = true;
+    // `\0` would be an encoding error if the line were de-escaped
+    let mut rd = RowReader::new(&b"\n\\0\n"[..], o);
+    let mut row = Row::new();
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!((row.len(), row.line_len()), (0, 0));
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!((row.len(), row.line_len(), row.line_no()), (0, 2, 2));
+    assert_eq!(&row.raw_line()[..], b"\\0");
+    assert!(!rd.next_row(&mut row).unwrap());
+}
+
 // ---------------------------------------------------------------- encoding of the raw input
 
 fn assert_enc(e: &Err, bytes: &str, line: u64) {

@@ -504,6 +504,42 @@ same_err "force_null on a column that does not exist" 42703 "fn=0" \
   "COPY c_fn FROM '$(f fn)' WITH (FORMAT csv, FORCE_NULL (zz))" \
   "SELECT fastcopy.load('f_fn', '$(f fn)', format => 'csv', force_null => ARRAY['zz'])" fn
 
+# ---- 11. load_data follows COPY FROM STDIN's end-of-data rule ----
+# 15-17: on a stream, `\.` after data on its line ends the data (that data is the last row; a
+# file reads on); 18: the marker must be alone on its line. psql sends the lines as they are
+# (none is exactly `\.`).
+psql -c "CREATE DOMAIN sem.fc_pos AS int CHECK (VALUE > 0)" >/dev/null
+both <<'SQL'
+CREATE TABLE @em (a fc_pos);
+SQL
+em_copy=$'COPY c_em FROM STDIN;\n1\n5\\.\n0\n\\.\n'
+em_load=$'SELECT fastcopy.load_data(\'f_em\', E\'1\\n5\\\\.\\n0\\n\')'
+if [ "$m" -ge 18 ]; then
+  same_err "\\. after data on its line (18: not alone on its line)" 22P04 "em=0" "$em_copy" "$em_load" em
+else
+  same_ok "\\. after data on its line ends STDIN and load_data there (5 is the last row)" "em=2" \
+    "$em_copy" "$em_load" em
+fi
+
+# ---- 12. virtual generated columns (18: the default kind of generated column) ----
+if [ "$m" -ge 18 ]; then
+  both <<'SQL'
+CREATE TABLE @vg (a int, b int, v int GENERATED ALWAYS AS (a * 2) VIRTUAL);
+CREATE TABLE @vn (a int, v int GENERATED ALWAYS AS (nullif(a, 0)) VIRTUAL NOT NULL);
+CREATE TABLE @vc (a int, v int GENERATED ALWAYS AS (a - 10) VIRTUAL CHECK (v < 0));
+SQL
+  same_ok "virtual generated column: not stored, the same rows" "vg=3" \
+    $'COPY c_vg FROM STDIN;\n1\t2\n3\t4\n5\t6\n\\.\n' \
+    "SELECT fastcopy.load_data('f_vg', E'1\\t2\\n3\\t4\\n5\\t6\\n')" vg
+  same_err "a virtual generated column in the column list is refused" 42P10 "vg=3" \
+    $'COPY c_vg (a, v) FROM STDIN;\n1\t2\n\\.\n' \
+    "SELECT fastcopy.load_data('f_vg', E'1\\t2\\n', columns => '{a,v}')" vg
+  same_err "NOT NULL on a virtual generated column (line 2)" 23502 "vn=0" \
+    $'COPY c_vn FROM STDIN;\n1\n0\n\\.\n' "SELECT fastcopy.load_data('f_vn', E'1\\n0\\n')" vn
+  same_err "CHECK on a virtual generated column (line 3)" 23514 "vc=0" \
+    $'COPY c_vc FROM STDIN;\n1\n2\n30\n\\.\n' "SELECT fastcopy.load_data('f_vc', E'1\\n2\\n30\\n')" vc
+fi
+
 psql -c "SET client_min_messages = warning" -c "DROP SCHEMA sem CASCADE"
 rm -f "$FASTCOPY_RUN/sem-$m-"*
 exit $fail

@@ -123,6 +123,7 @@ pub fn convert_row(
     if target.default_marker {
         check_default_markers(target, row);
     }
+    // (a zero-column table's lines come unsplit: only an empty one is a row)
     if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
         raise(
             PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,

@@ -88,7 +88,7 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &SqlOptions) -> LoadSta
     let threaded = input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
     let pos = Position::new(c"fastcopy.load", &target.relname);
     let mut stats = std::thread::scope(|scope| {
-        let mut blocks = start_blocks(scope, threaded, &spec, input, convert::int_plan(&target));
+        let mut blocks = start_blocks(scope, threaded, &spec, &target, input);
         // before the guard: the position points into the current block's rows, also while an
         // ERROR unwinds and the guard copies it
         let mut block = RowBlock::placeholder();
@@ -121,15 +121,20 @@ fn start_blocks<'a, 'scope>(
     scope: &'scope std::thread::Scope<'scope, '_>,
     threaded: bool,
     spec: &LoadSpec,
+    target: &Target,
     input: source::Input<'a>,
-    plan: Option<IntPlan>,
 ) -> Blocks<'a>
 where
     'a: 'scope,
 {
+    let plan: Option<IntPlan> = convert::int_plan(target);
     match &spec.format {
         Format::Delimited(options) => {
-            let decoder = RowReader::with_capacity(input.read, options.clone(), READ_CHUNK);
+            let mut options = options.clone();
+            // a value stands for COPY FROM STDIN (its end-marker rule), a file for a file
+            options.stream = input.kind != progress::SourceKind::File;
+            options.no_columns = target.columns.is_empty();
+            let decoder = RowReader::with_capacity(input.read, options, READ_CHUNK);
             if threaded {
                 Blocks::spawn(scope, decoder, plan)
             } else {

@@ -230,8 +230,8 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
         if spec.freeze {
             ti_options |= check_freeze(rel, partitioned);
         }
-        let rri = PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo)
-            .into_pg();
+        let rri =
+            PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
         pg_sys::ExecInitResultRelation(estate, rri, 1);
         if !partitioned {
             pg_sys::ExecOpenIndices(rri, false);
@@ -288,7 +288,13 @@ unsafe fn input_columns(
 ) -> (Vec<Column>, Vec<Filler>) {
     // SAFETY: as the function's contract.
     unsafe {
-        let force_not_null = force_list(rel, relname, &spec.force_not_null, indexes, "force_not_null");
+        let force_not_null = force_list(
+            rel,
+            relname,
+            &spec.force_not_null,
+            indexes,
+            "force_not_null",
+        );
         let force_null = force_list(rel, relname, &spec.force_null, indexes, "force_null");
         let tupdesc = (*rel).rd_att;
         let with_marker = spec.reader().default.is_some();

@@ -31,7 +31,8 @@ use memchr::{memchr, memchr2, memchr3};
 /// quotes end the line under the same style rules as text (with the "unquoted" messages);
 /// newlines inside quotes are data and bump the line number (`\n` once the style is known to
 /// be `\n`, `\r` otherwise); `\.` is the end marker only as the first two bytes of a line
-/// followed by the file's line ending, otherwise data. Ordinary bytes are skipped with
+/// followed by the file's line ending, otherwise data (and always data with `end_marker`
+/// false: PostgreSQL 18). Ordinary bytes are skipped with
 /// `memchr`: outside quotes only quote, `\n`, `\r` matter; inside quotes only quote, escape
 /// and the counted newline byte (a backslash or `\r` elsewhere only makes the server look
 /// one byte ahead, which changes nothing unless that byte is invalid, and then the server's
@@ -47,6 +48,7 @@ pub(crate) fn scan_line(
     at_eof: bool,
     quote: u8,
     escapec: Option<u8>,
+    end_marker: bool,
 ) -> Scan {
     let limit = data.len();
     let mut p = start + st.p;
@@ -88,7 +90,9 @@ pub(crate) fn scan_line(
                 }
             }
         };
-        match step(data, start, q, st, eol, lineno, at_eof, quote, escapec) {
+        match step(
+            data, start, q, st, eol, lineno, at_eof, quote, escapec, end_marker,
+        ) {
             Step::Next(n) => p = n,
             Step::Done(s) => return s,
         }
@@ -113,10 +117,12 @@ fn step(
     at_eof: bool,
     quote: u8,
     escapec: Option<u8>,
+    end_marker: bool,
 ) -> Step {
     let c = data[q];
-    // Look-ahead before any state change, as the server does for these two bytes.
-    if (c == b'\\' || c == b'\r') && q + 1 >= data.len() && !at_eof {
+    // Look-ahead before any state change, as the server does for these two bytes (18 has no
+    // end marker in CSV, and no look-ahead after a backslash).
+    if ((c == b'\\' && end_marker) || c == b'\r') && q + 1 >= data.len() && !at_eof {
         st.p = q - start;
         return Step::Done(Scan::NeedMore);
     }
@@ -175,7 +181,7 @@ fn step(
             stop: false,
         });
     }
-    if c == b'\\' && st.first_char {
+    if c == b'\\' && st.first_char && end_marker {
         if q + 1 >= data.len() {
             // at EOF (the look-ahead above returned otherwise): the backslash is data.
             return Step::Done(Scan::Line {

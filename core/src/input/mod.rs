@@ -53,11 +53,16 @@
 //!
 //! # The end marker
 //!
-//! Text: `\.` anywhere on a line (not after another backslash) ends the data, and must be
-//! followed by the file's line ending ("end-of-copy marker corrupt", "... does not match
-//! previous newline style"); text before it on the line is a row of its own, and then — the
-//! server reading a file does this — reading goes on after the marker's line. CSV: only `\.`
-//! alone at the start of a line followed by the line ending; anything else is data.
+//! 15-17, text: `\.` anywhere on a line (not after another backslash) ends the data, and must
+//! be followed by the file's line ending ("end-of-copy marker corrupt", "... does not match
+//! previous newline style"); text before it on the line is a row of its own, and then reading
+//! goes on after the marker's line for a file, while a stream ([`Options::stream`]) ends
+//! there. CSV: only `\.` alone at the start of a line followed by the line ending; anything
+//! else is data.
+//!
+//! 18, text: `\.` must be alone on its line ("end-of-copy marker is not alone on its line",
+//! also when data comes before it or something other than the line ending after it; the
+//! newline-style errors as before). CSV: `\.` is data, always.
 //!
 //! # What the caller does
 //!
@@ -73,14 +78,13 @@
 //! - FORCE_NULL / FORCE_NOT_NULL with [`Row::quoted`]; the error context with
 //!   [`Row::raw_line`] / [`InputError::raw_line`].
 //!
-//! # Version differences (15, 16, 17)
+//! # Version differences (15, 16, 17, 18)
 //!
-//! Line splitting, escapes, the end marker, line numbers and encoding verification behave
-//! identically in 15, 16 and 17 (the source of `copyfromparse.c` agrees, and so did the
-//! 15.19, 16.15 and 17.11 servers on every case tried, including thousands of random inputs).
-//! The `DEFAULT` marker only exists from 16 (the server rejects the option before reading any
-//! data, so `Options::default` is honoured whatever `server_major` says). `server_major` is
-//! kept so that a future difference (PostgreSQL 18 reworks `\.`, not covered here) has its place.
+//! Line splitting, escapes, line numbers and encoding verification behave identically in 15
+//! to 18 (the source of `copyfromparse.c` agrees, and so did the 15.19, 16.15 and 17.11
+//! servers on every case tried, including thousands of random inputs). The end marker changed
+//! in 18 (above). The `DEFAULT` marker only exists from 16 (the server rejects the option
+//! before reading any data, so `Options::default` is honoured whatever `server_major` says).
 
 mod csv;
 mod fast;
@@ -114,8 +118,15 @@ pub struct Options {
     pub escape: u8,
     /// Skip the first row (a CSV header row may span several lines).
     pub header: bool,
-    /// 15, 16 or 17: selects version-specific behaviour.
+    /// 15, 16, 17 or 18: selects version-specific behaviour (the end marker, see the module
+    /// docs).
     pub server_major: u32,
+    /// The data is a stream (COPY FROM STDIN; `load_data`), not a file: on 15-17 text data
+    /// ends at a `\.` that follows data on its line (a file reads on after it).
+    pub stream: bool,
+    /// The table has no columns: lines are not split (an empty line is a row, anything else
+    /// is "extra data"), as the server checks zero-column tables before it splits.
+    pub no_columns: bool,
 }
 
 impl Options {
@@ -130,6 +141,8 @@ impl Options {
             escape: b'"',
             header: false,
             server_major: 17,
+            stream: false,
+            no_columns: false,
         }
     }
 
@@ -144,6 +157,8 @@ impl Options {
             escape: b'"',
             header: false,
             server_major: 17,
+            stream: false,
+            no_columns: false,
         }
     }
 }
@@ -365,6 +380,8 @@ pub enum InputErrorKind {
     EndMarkerCorrupt,
     /// `\.` followed by a line ending other than the file's.
     EndMarkerNewlineStyle,
+    /// 18, text: `\.` with data before or after it on its line.
+    EndMarkerNotAlone,
     /// CSV: the data ended inside a quoted field.
     UnterminatedCsvQuote,
 }
@@ -420,6 +437,9 @@ impl InputError {
             InputErrorKind::EndMarkerCorrupt => "end-of-copy marker corrupt".into(),
             InputErrorKind::EndMarkerNewlineStyle => {
                 "end-of-copy marker does not match previous newline style".into()
+            }
+            InputErrorKind::EndMarkerNotAlone => {
+                "end-of-copy marker is not alone on its line".into()
             }
             InputErrorKind::UnterminatedCsvQuote => "unterminated CSV quoted field".into(),
         }
@@ -697,7 +717,7 @@ impl<R: Read> RowReader<R> {
         if self.done {
             return Ok(false);
         }
-        if !self.header_pending {
+        if !self.header_pending && !self.opts.no_columns {
             match fast::try_row(self, row) {
                 Some(Ok(())) => return Ok(true),
                 Some(Err(e)) => {
@@ -771,6 +791,8 @@ impl<R: Read> RowReader<R> {
             self.pos = line.next;
             return Ok(false);
         }
+        // a stream ends at the marker, also after data on its line (the line is a row)
+        self.done |= line.stop && self.opts.stream;
         self.split_line(line, row)
     }
 
@@ -782,6 +804,14 @@ impl<R: Read> RowReader<R> {
         row.raw_len = line.next - line.start;
         row.line_len = line.end - line.start;
         let data = &self.buf[line.start..line.end];
+        if self.opts.no_columns {
+            // not split: the caller refuses a non-empty line, showing it
+            row.raw.clear();
+            row.raw.extend_from_slice(data);
+            row.raw_kind = RawLine::Copied;
+            self.pos = line.next;
+            return Ok(true);
+        }
         let res = match self.opts.format {
             Format::Text if !line.special => {
                 split_plain(data, &self.opts, row);
@@ -815,9 +845,14 @@ impl<R: Read> RowReader<R> {
             let at_eof = self.eof && !self.bad && self.verified == self.filled;
             let data = &self.buf[..self.verified];
             let r = match self.opts.format {
-                Format::Text => {
-                    text::scan_line(data, self.pos, &mut self.scan, &mut self.eol, at_eof)
-                }
+                Format::Text => text::scan_line(
+                    data,
+                    self.pos,
+                    &mut self.scan,
+                    &mut self.eol,
+                    at_eof,
+                    self.opts.server_major >= 18,
+                ),
                 Format::Csv => csv::scan_line(
                     data,
                     self.pos,
@@ -827,6 +862,7 @@ impl<R: Read> RowReader<R> {
                     at_eof,
                     self.opts.quote,
                     self.csv_escapec,
+                    self.opts.server_major < 18,
                 ),
             };
             match r {

@@ -7,18 +7,25 @@ use memchr::memchr3;
 
 /// Scans for the end of the line starting at `start`, resuming at `st.p`.
 ///
-/// Rules (all versions 15-17): the line ends at the first `\n` or `\r` not preceded by a
-/// backslash; `\r\n` counts as one ending. The first ending fixes the style; a different one
-/// later is "literal newline/carriage return found in data". A backslash makes the next byte
-/// part of the line whatever it is, except `\.`, the end-of-data marker, which may come after
-/// other data on the line (that data is kept) and must be followed by the file's line ending.
+/// Rules: the line ends at the first `\n` or `\r` not preceded by a backslash; `\r\n` counts
+/// as one ending. The first ending fixes the style; a different one later is "literal
+/// newline/carriage return found in data". A backslash makes the next byte part of the line
+/// whatever it is, except `\.`, the end-of-data marker, which must be followed by the file's
+/// line ending. On 15-17 it may come after other data on the line (that data is kept); with
+/// `alone` (18) it must be alone on its line.
 pub(crate) fn scan_line(
     data: &[u8],
     start: usize,
     st: &mut ScanState,
     eol: &mut Eol,
     at_eof: bool,
+    alone: bool,
 ) -> Scan {
+    let corrupt = if alone {
+        InputErrorKind::EndMarkerNotAlone
+    } else {
+        InputErrorKind::EndMarkerCorrupt
+    };
     let limit = data.len();
     let mut p = start + st.p;
     loop {
@@ -110,7 +117,7 @@ pub(crate) fn scan_line(
                     if c == b'\n' {
                         return Scan::Err(InputErrorKind::EndMarkerNewlineStyle);
                     } else if c != b'\r' {
-                        return Scan::Err(InputErrorKind::EndMarkerCorrupt);
+                        return Scan::Err(corrupt);
                     }
                 }
                 let Some(c) = peek(data, r, at_eof) else {
@@ -119,10 +126,13 @@ pub(crate) fn scan_line(
                 };
                 r += 1;
                 if c != b'\r' && c != b'\n' {
-                    return Scan::Err(InputErrorKind::EndMarkerCorrupt);
+                    return Scan::Err(corrupt);
                 }
                 if c != marker_eol(*eol, c) {
                     return Scan::Err(InputErrorKind::EndMarkerNewlineStyle);
+                }
+                if alone && q > start {
+                    return Scan::Err(InputErrorKind::EndMarkerNotAlone);
                 }
                 // The data before `\.` is the line; everything up to the marker's line
                 // ending is consumed. (With a file source the server goes on reading after
