@@ -547,3 +547,94 @@ fn load_options_refused_as_copy() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+/// COPY's option checks and fastcopy's in the same order: every pair of options from a set
+/// of values (bad ones, and ones that only conflict with others) gives the same outcome
+/// through COPY and through fastcopy.load: the same SQLSTATE and message, or both succeed.
+/// COPY reads its options in the order written and fastcopy in a fixed one, so COPY is given
+/// them in ProcessCopyOptions' own order.
+#[pg_test]
+fn load_option_pairs_checked_in_copys_order() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_pair (a int, b text)").unwrap();
+    let path = scratch_file("pairs", b"1\tx\n");
+    let major = server_major();
+    // (first major whose COPY has it, option, COPY's spelling, fastcopy's argument), in
+    // ProcessCopyOptions' order; the column list goes first
+    let options: &[(i32, &str, &str, &str)] = &[
+        (15, "columns", "(a, a)", "columns => '{a,a}'"),
+        (15, "columns", "(nosuch)", "columns => '{nosuch}'"),
+        (15, "format", "FORMAT xml", "format => 'xml'"),
+        (15, "format", "FORMAT csv", "format => 'csv'"),
+        (15, "freeze", "FREEZE true", "freeze => true"),
+        (15, "delimiter", "DELIMITER ',,'", "delimiter => ',,'"),
+        (15, "delimiter", "DELIMITER E'\\n'", "delimiter => E'\\n'"),
+        (15, "delimiter", "DELIMITER 'a'", "delimiter => 'a'"),
+        (15, "delimiter", "DELIMITER 'N'", "delimiter => 'N'"),
+        (15, "delimiter", "DELIMITER '\"'", "delimiter => '\"'"),
+        (15, "null", "NULL E'x\\ry'", "null_string => E'x\\ry'"),
+        (15, "null", "NULL 'a,b'", "null_string => 'a,b'"),
+        (15, "null", "NULL 'x\"y'", "null_string => 'x\"y'"),
+        (16, "default", "DEFAULT '\\N'", "default_string => '\\N'"),
+        (16, "default", "DEFAULT 'x,y'", "default_string => 'x,y'"),
+        (16, "default", "DEFAULT 'd\"'", "default_string => 'd\"'"),
+        (15, "header", "HEADER true", "header => true"),
+        (15, "quote", "QUOTE 'ab'", "quote => 'ab'"),
+        (15, "quote", "QUOTE ','", "quote => ','"),
+        (15, "escape", "ESCAPE '\\'", "escape => '\\'"),
+        (15, "escape", "ESCAPE 'ab'", "escape => 'ab'"),
+        (15, "force_not_null", "FORCE_NOT_NULL (a)", "force_not_null => '{a}'"),
+        (15, "force_not_null", "FORCE_NOT_NULL (nosuch)", "force_not_null => '{nosuch}'"),
+        (15, "force_null", "FORCE_NULL (b)", "force_null => '{b}'"),
+        (17, "on_error", "ON_ERROR 'bogus'", "on_error => 'bogus'"),
+        (17, "on_error", "ON_ERROR 'IGNORE'", "on_error => 'IGNORE'"),
+    ];
+    let usable: Vec<_> = options.iter().filter(|o| major >= o.0).collect();
+    let (mut pairs, mut errors) = (0, 0);
+    let mut diffs = Vec::new();
+    for (i, x) in usable.iter().enumerate() {
+        for y in &usable[i + 1..] {
+            if x.1 == y.1 {
+                continue; // one option twice: COPY's "conflicting or redundant options"
+            }
+            let (cols, with): (Vec<&str>, Vec<&str>) = [x, y]
+                .iter()
+                .map(|o| if o.1 == "columns" { (o.2, "") } else { ("", o.2) })
+                .unzip();
+            let with: Vec<&str> = with.into_iter().filter(|w| !w.is_empty()).collect();
+            let with = if with.is_empty() {
+                String::new()
+            } else {
+                format!("WITH ({})", with.join(", "))
+            };
+            let copy = outcome(&format!(
+                "COPY fc_pair {} FROM '{path}' {with}",
+                cols.concat()
+            ));
+            let fast = outcome(&format!(
+                "SELECT fastcopy.load('fc_pair', '{path}', {}, {})::text",
+                x.3, y.3
+            ));
+            pairs += 1;
+            let same = match (sqlstate(&copy), sqlstate(&fast)) {
+                (Some(_), Some(_)) => {
+                    errors += 1;
+                    copy == fast
+                }
+                (None, None) => true,
+                _ => false,
+            };
+            if !same {
+                diffs.push(format!("{} + {}: COPY {copy} / fastcopy {fast}", x.2, y.2));
+            }
+        }
+    }
+    let _ = std::fs::remove_file(&path);
+    assert!(pairs >= 200 && errors >= 150, "{pairs} pairs, {errors} refused");
+    assert!(
+        diffs.is_empty(),
+        "{} of {pairs} option pairs differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
