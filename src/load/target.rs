@@ -114,8 +114,10 @@ impl Target {
         unsafe { (*self.econtext).ecxt_per_tuple_memory }
     }
 
-    /// Evaluates a default expression (in the current memory context).
-    #[inline]
+    /// Evaluates a default expression (in the current memory context). Out of line: the FFI
+    /// guard's thread check and `sigsetjmp` would otherwise be inlined into the row loop,
+    /// which then paid for the thread-local lookup on every row (hoisted out of the branch).
+    #[inline(never)]
     pub fn eval_default(&self, expr: *mut pg_sys::ExprState) -> (pg_sys::Datum, bool) {
         let mut isnull = false;
         // SAFETY: `expr` was built by ExecInitExpr for this load and `econtext` is alive. The
