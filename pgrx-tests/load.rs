@@ -638,3 +638,28 @@ fn load_option_pairs_checked_in_copys_order() {
         diffs.join("\n")
     );
 }
+
+/// A read-only transaction refuses a load as it refuses COPY FROM (25006), but for a
+/// temporary table, which COPY may fill in one.
+#[pg_test]
+fn load_refused_in_a_read_only_transaction_as_copy() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_ro (a int); CREATE TEMP TABLE fc_ro_tmp (a int)").unwrap();
+    let path = scratch_file("ro", b"1\n2\n");
+    Spi::run("SET LOCAL transaction_read_only = on").unwrap();
+    let copy = outcome(&format!("COPY fc_ro FROM '{path}'"));
+    let fast = outcome(&format!("SELECT fastcopy.load('fc_ro', '{path}')::text"));
+    let data = outcome("SELECT fastcopy.load_data('fc_ro', E'1\\n')::text");
+    assert_eq!(
+        copy,
+        "err:25006:cannot execute COPY FROM in a read-only transaction"
+    );
+    assert_eq!(fast, copy);
+    assert_eq!(data, copy);
+    let copy_tmp = outcome(&format!("COPY fc_ro_tmp FROM '{path}'"));
+    let fast_tmp = outcome(&format!(
+        "SELECT (fastcopy.load('fc_ro_tmp', '{path}')).rows_loaded::text"
+    ));
+    assert_eq!((copy_tmp.as_str(), fast_tmp.as_str()), ("ok:<null>", "ok:2"));
+    let _ = std::fs::remove_file(&path);
+}

@@ -258,8 +258,9 @@ fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_s
 }
 
 /// A type's input function; unless `on_error` is `Stop`, a value it rejects gives `None` (or,
-/// under `Rollback`, an ERROR marked as the input function's) instead of ERROR.
-#[inline(always)]
+/// under `Rollback`, an ERROR marked as the input function's) instead of ERROR. Out of line
+/// (see `Loader::load_routed`: the FFI guard's thread-local lookup stays out of the loop).
+#[inline(never)]
 fn input(
     flinfo: &pg_sys::FmgrInfo,
     s: *mut c_char,

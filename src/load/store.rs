@@ -62,11 +62,8 @@ impl Batch {
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
             let slot = buf.next_slot();
             tuple::store(slot, tuple, target.relid, buf.slot_flags);
-            if buf.has_constraints {
-                pg_sys::ExecConstraints(target.rri, slot, target.estate);
-            }
-            if buf.partition_check {
-                pg_sys::ExecPartitionCheck(target.rri, slot, target.estate, true);
+            if buf.has_constraints || buf.partition_check {
+                check_row(target, slot, buf.has_constraints, buf.partition_check);
             }
             Stored::from_full(self.add(0, row.line_no(), row.raw_len()))
         }
@@ -174,6 +171,29 @@ impl Batch {
             let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
             Stored::from_full(self.add(b, row.line_no(), row.raw_len()))
+        }
+    }
+}
+
+/// NOT NULL / CHECK and partition constraints of a row on the short path. Out of line (see
+/// `Loader::load_routed`).
+///
+/// # Safety
+/// `slot` holds a row of the target.
+#[inline(never)]
+unsafe fn check_row(
+    target: &Target,
+    slot: *mut pg_sys::TupleTableSlot,
+    constraints: bool,
+    partition: bool,
+) {
+    // SAFETY: as the function's contract; the executor state is the target's.
+    unsafe {
+        if constraints {
+            pg_sys::ExecConstraints(target.rri, slot, target.estate);
+        }
+        if partition {
+            pg_sys::ExecPartitionCheck(target.rri, slot, target.estate, true);
         }
     }
 }
