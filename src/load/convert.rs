@@ -107,14 +107,17 @@ impl Values {
     }
 }
 
-/// Converts one row into `out` (field count, conversions, defaults), as COPY's `NextCopyFrom`.
+/// Converts one row into `datums`/`nulls` (one entry per attribute: field count, conversions,
+/// defaults), as COPY's `NextCopyFrom`. (Slices rather than `&mut Values`: the row loop keeps
+/// their pointers in registers.)
 /// False when a value did not convert and `on_error` skips the row.
 #[inline]
 pub fn convert_row(
     target: &Target,
     row: &Row,
     ints: &[Option<i64>],
-    out: &mut Values,
+    datums: &mut [pg_sys::Datum],
+    nulls: &mut [bool],
     on_error: OnError,
     pos: &Position,
 ) -> bool {
@@ -153,14 +156,14 @@ pub fn convert_row(
             unsafe { pg_sys::MemoryContextSwitchTo(old) };
             return false;
         };
-        out.datums[col.index] = datum;
-        out.nulls[col.index] = isnull;
+        datums[col.index] = datum;
+        nulls[col.index] = isnull;
     }
     pos.clear_column();
     for f in &target.fillers {
         let (datum, isnull) = target.eval_default(f.expr);
-        out.datums[f.index] = datum;
-        out.nulls[f.index] = isnull;
+        datums[f.index] = datum;
+        nulls[f.index] = isnull;
     }
     // SAFETY: as above.
     unsafe { pg_sys::MemoryContextSwitchTo(old) };

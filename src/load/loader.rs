@@ -145,14 +145,8 @@ impl<'a> Loader<'a> {
     fn load_row(&mut self, block: &RowBlock, r: usize) -> Option<Stored> {
         let (target, pos) = (self.target, self.pos);
         let row = &block.rows()[r];
-        if !convert::convert_row(
-            target,
-            row,
-            block.ints(r),
-            &mut self.values,
-            self.on_error,
-            pos,
-        ) {
+        let Values { datums, nulls } = &mut self.values;
+        if !convert::convert_row(target, row, block.ints(r), datums, nulls, self.on_error, pos) {
             return None;
         }
         if target.fast {
