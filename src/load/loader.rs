@@ -146,7 +146,15 @@ impl<'a> Loader<'a> {
         let (target, pos) = (self.target, self.pos);
         let row = &block.rows()[r];
         let Values { datums, nulls } = &mut self.values;
-        if !convert::convert_row(target, row, block.ints(r), datums, nulls, self.on_error, pos) {
+        if !convert::convert_row(
+            target,
+            row,
+            block.ints(r),
+            datums,
+            nulls,
+            self.on_error,
+            pos,
+        ) {
             return None;
         }
         if target.fast {
