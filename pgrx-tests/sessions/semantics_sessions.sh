@@ -521,6 +521,24 @@ else
     "$em_copy" "$em_load" em
 fi
 
+# the issue's first reproducer: a CRLF line `1<TAB>\.`, sent by psql from a file (no line of
+# it is exactly `\.`)
+printf '1\t\\.\r\n' > "$(f em2)"
+both <<'SQL'
+CREATE TABLE @em2 (a int, b text);
+SQL
+stdin_err() {  # SQL < file: "ok" or the error
+  local out; out=$(psql -v ON_ERROR_STOP=1 -c "$1" < "$2" 2>&1 >/dev/null)
+  out=$(sed -n 's/^.*ERROR:  //p' <<<"$out" | head -1 | sed -E 's/(^|[^a-z0-9_])[cf]_/\1@/g')
+  echo "${out:-ok}"
+}
+ce=$(stdin_err "COPY c_em2 FROM STDIN" "$(f em2)")
+fe=$(stdin_err "SELECT fastcopy.load_data('f_em2', pg_read_binary_file('$(f em2)'))" /dev/null)
+r=$(cmp em2)
+if [ "$m" -ge 18 ]; then want="em2=0"; else want="em2=1"; fi
+check "a CRLF line '1<TAB>\\.' from STDIN and load_data: $r, copy: $ce" \
+  '[ "$ce" = "$fe" ] && [ "$r" = "$want" ]' "copy: $ce | fastcopy: $fe | want: $want"
+
 # ---- 12. virtual generated columns (18: the default kind of generated column) ----
 if [ "$m" -ge 18 ]; then
   both <<'SQL'
