@@ -630,7 +630,8 @@ fn load_option_pairs_checked_in_copys_order() {
         }
     }
     let _ = std::fs::remove_file(&path);
-    assert!(pairs >= 200 && errors >= 150, "{pairs} pairs, {errors} refused");
+    // 15 has no DEFAULT and no ON_ERROR in COPY: fewer pairs there
+    assert!(pairs >= 180 && errors >= 150, "{pairs} pairs, {errors} refused");
     assert!(
         diffs.is_empty(),
         "{} of {pairs} option pairs differ:\n{}",
@@ -647,6 +648,12 @@ fn load_refused_in_a_read_only_transaction_as_copy() {
     Spi::run("CREATE TABLE fc_ro (a int); CREATE TEMP TABLE fc_ro_tmp (a int)").unwrap();
     let path = scratch_file("ro", b"1\n2\n");
     Spi::run("SET LOCAL transaction_read_only = on").unwrap();
+    // the outcome function exists already (creating it again is refused now)
+    let outcome = |q: &str| {
+        Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1)", &[q.into()])
+            .unwrap()
+            .unwrap()
+    };
     let copy = outcome(&format!("COPY fc_ro FROM '{path}'"));
     let fast = outcome(&format!("SELECT fastcopy.load('fc_ro', '{path}')::text"));
     let data = outcome("SELECT fastcopy.load_data('fc_ro', E'1\\n')::text");
