@@ -14,7 +14,7 @@ test:
 ## clippy on every major (every unsafe block documented: clippy::undocumented_unsafe_blocks
 ## is denied in src/lib.rs) and rustfmt; make test runs the pg17 clippy
 lint: setup
-	for m in 15 16 17; do cargo clippy -p fastcopy --no-default-features --features pg$$m -- -D clippy::undocumented_unsafe_blocks || exit 1; done
+	for m in 15 16 17 18; do cargo clippy -p fastcopy --no-default-features --features pg$$m -- -D clippy::undocumented_unsafe_blocks || exit 1; done
 	cargo fmt --all -- --check
 
 ## cargo test of the PostgreSQL-free core only (seconds)
