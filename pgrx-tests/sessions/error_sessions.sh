@@ -12,11 +12,8 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
-. scripts/env.sh
 m=${1:?major}
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
-psql() { scripts/cluster.sh psql "$m" -qAt "$@"; }
+. scripts/session_lib.sh
 
 # table definition | rows (one per line, text format)
 cases=(

@@ -8,12 +8,9 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
-. scripts/env.sh
 m=${1:?major}
-fail=0
-check() { if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; fail=1; fi; }
+. scripts/session_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
-psql() { scripts/cluster.sh psql "$m" -qAt "$@"; }
 data="$FASTCOPY_RUN/extend-$m.copy"
 psql -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;

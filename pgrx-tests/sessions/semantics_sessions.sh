@@ -13,16 +13,10 @@
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
-. scripts/env.sh
 m=${1:?major}
-fail=0
-# check NAME CONDITION [DETAIL]: DETAIL is printed under a FAIL only
-check() {
-  if eval "$2"; then echo "ok   $1"; else echo "FAIL $1"; [ -z "${3:-}" ] || echo "       $3"; fail=1; fi
-}
+. scripts/session_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 export PGOPTIONS="-c search_path=sem,public"
-psql() { scripts/cluster.sh psql "$m" -qAt "$@"; }
 f() { echo "$FASTCOPY_RUN/sem-$m-$1"; }   # a data file of this script
 
 # SQL with @ for the table prefix, run once with c_ and once with f_ (stdin).
