@@ -21,6 +21,8 @@ step() {  # name command...
 scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
 
 step core cargo test -p fastcopy-core --release
+# the fuzz targets build against the core's current API (running them: make fuzz)
+step fuzz-build bash -c 'cd fuzz && cargo check -q'
 # every unsafe block says why it holds (denied in src/lib.rs)
 step clippy cargo clippy -q -p fastcopy --no-default-features --features pg17 -- -D clippy::undocumented_unsafe_blocks
 

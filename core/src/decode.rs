@@ -1,9 +1,10 @@
 //! One trait for COPY's data formats: a [`Decoder`] turns the bytes of a source into rows of
 //! fields ([`Row`]), with the server's errors ([`InputError`]).
 //!
-//! Text and CSV are one decoder, [`RowReader`] (`input/`): they share the line scan and the
-//! chunked, verified buffer, and differ in the splitter. A new format is one new decoder file
-//! implementing this trait (filling rows through [`Row::begin`], [`Row::push_value`],
+//! Text and CSV are one decoder, [`RowReader`] (`input/`): they share the line scan and differ
+//! in the splitter. Every decoder reads its bytes through the chunked buffer
+//! [`Chunks`](crate::chunks::Chunks) (refill, the unfinished unit kept, verification as the
+//! format needs it). A new format is one new decoder file implementing this trait (filling rows through [`Row::begin`], [`Row::push_value`],
 //! [`Row::push_null`] and [`Row::end`]) and one arm where the loader picks the decoder for the format; the
 //! block pipeline ([`crate::pipeline`]) and everything after it take any decoder.
 
@@ -35,53 +36,73 @@ impl<R: Read> Decoder for RowReader<R> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::chunks::{Chunks, Verify};
     use crate::input::{Field, Options};
 
     /// A decoder of its own: rows of length-prefixed fields (one byte: length, 255 = NULL),
-    /// a row ending at a 0 length byte. Shows that a format needs only `Decoder` and the
-    /// row builder, and that the block pipeline takes it.
-    struct Prefixed<'a> {
-        data: &'a [u8],
-        at: usize,
+    /// a row ending at a 0 length byte, read through the shared chunk buffer without
+    /// verification (as binary will be). Shows that a format needs only `Decoder`, `Chunks`
+    /// and the row builder, and that the block pipeline takes it.
+    struct Prefixed<R: Read> {
+        input: Chunks<R>,
         rows: u64,
     }
 
-    impl Decoder for Prefixed<'_> {
+    impl<R: Read> Prefixed<R> {
+        /// Makes sure `n` bytes after the row start `pos()` are loaded: Ok(false) if the
+        /// input ends first.
+        fn need(&mut self, n: usize) -> Result<bool, InputError> {
+            while self.input.data().len() - self.input.pos() < n {
+                if self.input.at_eof() {
+                    return Ok(false);
+                }
+                self.input.fill().expect("a slice reads without error");
+            }
+            Ok(true)
+        }
+    }
+
+    impl<R: Read> Decoder for Prefixed<R> {
         fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
-            if self.at >= self.data.len() {
+            if !self.need(1)? {
                 return Ok(false);
             }
             self.rows += 1;
-            let start = self.at;
             row.begin(self.rows);
+            let mut at = 0; // relative to the row start: the buffer may move under a fill
             loop {
-                let n = self.data[self.at];
-                self.at += 1;
+                assert!(self.need(at + 1)?, "truncated row");
+                let n = self.input.data()[self.input.pos() + at];
+                at += 1;
                 match n {
                     0 => break,
                     255 => row.push_null(),
                     n => {
                         let n = n as usize;
-                        row.push_value(&self.data[self.at..self.at + n]);
-                        self.at += n;
+                        assert!(self.need(at + n)?, "truncated field");
+                        let p = self.input.pos() + at;
+                        row.push_value(&self.input.data()[p..p + n]);
+                        at += n;
                     }
                 }
             }
-            row.end(self.at - start);
+            row.end(at);
+            let next = self.input.pos() + at;
+            self.input.consume_to(next);
             Ok(true)
         }
 
         fn bytes_read(&self) -> u64 {
-            self.at as u64
+            self.input.bytes_read()
         }
     }
 
     #[test]
     fn another_format_fills_the_same_rows() {
         let data = [2, b'a', 0, 255, 1, b'x', 3, b'1', 0, b'2', 0];
+        // 3-byte chunks: every row and field crosses a refill
         let mut d = Prefixed {
-            data: &data,
-            at: 0,
+            input: Chunks::new(&data[..], 3, Verify::None),
             rows: 0,
         };
         let mut block = crate::pipeline::RowBlock::new(8);

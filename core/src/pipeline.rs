@@ -273,7 +273,7 @@ mod tests {
 
     #[test]
     fn consumer_hanging_up_stops_the_producer() {
-        let data = vec![b'1', b'\n'].repeat(100_000);
+        let data = [b'1', b'\n'].repeat(100_000);
         std::thread::scope(|s| {
             let (full_tx, full_rx) = sync_channel(1);
             let (empty_tx, empty_rx) = sync_channel(2);

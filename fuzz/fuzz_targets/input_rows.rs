@@ -117,7 +117,7 @@ fn read_all(
                 return (rows, None);
             }
             Err(e) => {
-                assert!(matches!(e.sqlstate(), "22P04" | "22021"));
+                assert!(matches!(e.sqlstate().as_str(), "22P04" | "22021"));
                 assert!(e.line >= last);
                 let _ = (e.message(), e.hint(), e.to_string());
                 assert!(!rd.next_row(&mut row).unwrap());

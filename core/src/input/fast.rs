@@ -21,15 +21,14 @@
 //! takes, it does byte for byte what the general path does: same fields, markers, quoted
 //! flags, line number, `raw_len`, errors.
 //!
-//! Block loads may read past the verified data (up to [`PAD`] bytes past the data read, kept
-//! allocated at the end of the reader's buffer); bits at or past the verified end are never
-//! acted on.
+//! Block loads may read past the verified data (up to [`PAD`] bytes past it, always readable in
+//! the chunk buffer: [`Chunks::padded`]); bits at or past the verified end are never acted on.
 
 use super::{Eol, Format, InputError, RawLine, Row, RowReader, Span, marker_kind, text};
+#[cfg(doc)]
+use crate::chunks::Chunks;
+use crate::chunks::PAD;
 use std::io::Read;
-
-/// Bytes kept allocated after the data area of the reader's buffer.
-pub(crate) const PAD: usize = 64;
 
 const BLOCK: usize = 32;
 
@@ -104,13 +103,13 @@ pub(crate) fn try_row<R: Read>(
     if eol == Eol::Unknown {
         return None;
     }
-    let start = rd.pos;
-    let limit = rd.verified;
+    let start = rd.input.pos();
+    let limit = rd.input.data().len();
     if start >= limit {
         return None;
     }
     let csv = rd.opts.format == Format::Csv;
-    let data = rd.buf.as_slice();
+    let data = rd.input.padded();
     debug_assert!(limit + PAD <= data.len());
     if csv && data[start] == b'\\' {
         return None; // possibly the `\.` end marker
@@ -209,23 +208,21 @@ pub(crate) fn try_row<R: Read>(
             row.line_no = rd.lineno;
             row.line_len = rel;
             row.raw_len = next - start;
-            rd.pos = next;
-            if escaped {
+            let res = if escaped {
                 row.reset();
                 let line = &data[start..q];
-                if let Err(kind) = text::split_escaped(line, &rd.opts, row) {
-                    let e = InputError {
-                        kind,
-                        line: rd.lineno,
-                        raw_line: Some(line.to_vec()),
-                    };
-                    return Some(Err(e));
-                }
+                text::split_escaped(line, &rd.opts, row).map_err(|kind| InputError {
+                    kind,
+                    line: rd.lineno,
+                    raw_line: Some(line.to_vec()),
+                })
             } else {
                 end_field(row, data, start, fs, rel, state, null, default);
                 row.raw_kind = RawLine::InBuf { delim, quote };
-            }
-            return Some(Ok(()));
+                Ok(())
+            };
+            rd.input.consume_to(next);
+            return Some(res);
         }
         off += BLOCK;
     }

@@ -6,9 +6,10 @@
 //!
 //! # Pipeline
 //!
-//! [`RowReader`] pulls chunks from any [`std::io::Read`] into one growable buffer (never the
-//! whole input: a chunk plus the unfinished row), verifies each new chunk as UTF-8 (the server
-//! encoding; NUL bytes are invalid too), and then, per row, works in two passes like the server:
+//! [`RowReader`] reads through [`Chunks`](crate::chunks::Chunks), the buffer all formats share:
+//! chunks from any [`std::io::Read`] in one growable buffer (never the whole input: a chunk
+//! plus the unfinished row), each new chunk verified as UTF-8 (the server encoding; NUL bytes
+//! are invalid too). Per row it then works in two passes like the server:
 //!
 //! 1. **Line scan** (`CopyReadLine`): find where the row ends (`\n`, `\r` or `\r\n`, the first
 //!    row's ending fixing the style), the `\.` end-of-data marker, and in CSV quoted newlines.
@@ -90,6 +91,7 @@ mod csv;
 mod fast;
 mod text;
 
+use crate::chunks::{Chunks, Verify, invalid_bytes, verify_utf8};
 use crate::sqlstate::SqlState;
 use std::borrow::Cow;
 use std::fmt;
@@ -512,42 +514,6 @@ fn strerror(e: &io::Error) -> String {
     }
 }
 
-/// The server's `pg_utf_mblen`: the length a UTF-8 lead byte announces (1 for invalid leads).
-#[inline]
-fn utf8_mblen(b: u8) -> usize {
-    if b & 0x80 == 0 {
-        1
-    } else if b & 0xe0 == 0xc0 {
-        2
-    } else if b & 0xf0 == 0xe0 {
-        3
-    } else if b & 0xf8 == 0xf0 {
-        4
-    } else {
-        1
-    }
-}
-
-/// Length of the longest prefix of `s` that is valid UTF-8 without NUL bytes
-/// (`pg_utf8_verifystr`), and whether the rest is definitely invalid (as opposed to a
-/// truncated but so far valid multibyte character at the very end).
-fn verify_utf8(s: &[u8]) -> (usize, bool) {
-    let (ok, definite) = match std::str::from_utf8(s) {
-        Ok(_) => (s.len(), false),
-        Err(e) => (e.valid_up_to(), e.error_len().is_some()),
-    };
-    match memchr::memchr(0, &s[..ok]) {
-        Some(k) => (k, true),
-        None => (ok, definite),
-    }
-}
-
-/// The bytes `report_invalid_encoding` prints for an invalid sequence starting at `s[0]`.
-fn invalid_bytes(s: &[u8]) -> Vec<u8> {
-    let n = utf8_mblen(s[0]).min(s.len()).min(8);
-    s[..n].to_vec()
-}
-
 /// `pg_verifymbstr(field, len, false)` on a de-escaped field.
 fn verify_field(s: &[u8]) -> Result<(), InputErrorKind> {
     let (ok, _) = verify_utf8(s);
@@ -608,38 +574,25 @@ struct Line {
     in_quote: bool,
 }
 
-/// Default chunk size of [`RowReader::new`].
-pub const DEFAULT_CHUNK_BYTES: usize = 256 * 1024;
+pub use crate::chunks::DEFAULT_CHUNK_BYTES;
 
 /// Reads COPY text or CSV rows from a byte source.
 ///
 /// `Send` whenever `R` is, so it can run on a thread of its own. After an error, or once
 /// [`next_row`](Self::next_row) returned `Ok(false)`, every later call returns `Ok(false)`.
 pub struct RowReader<R: Read> {
-    src: R,
+    /// The chunked, UTF-8-verified input ([`Chunks`]): a line is scanned in `data()[pos()..]`.
+    input: Chunks<R>,
     /// Fast-path needles: delimiter, then backslash (text) or quote (CSV).
     needles: fast::Needles,
     opts: Options,
     /// CSV: the escape character when it differs from the quote (`escapec` of the line scan).
     csv_escapec: Option<u8>,
     csv: Option<::csv_core::Reader>,
-    buf: Vec<u8>,
-    /// Start of the current line (everything before it has been consumed).
-    pos: usize,
-    /// End of the data read so far.
-    filled: usize,
-    /// `buf[..verified]` is valid UTF-8 without NUL bytes.
-    verified: usize,
-    /// The bytes at `verified` are definitely invalid.
-    bad: bool,
-    /// The source reported end of file.
-    eof: bool,
     eol: Eol,
     lineno: u64,
     header_pending: bool,
     done: bool,
-    chunk: usize,
-    bytes_read: u64,
     scan: ScanState,
 }
 
@@ -651,7 +604,6 @@ impl<R: Read> RowReader<R> {
     /// `chunk_bytes` (at least 1) is how much is asked of the source per read; the buffer
     /// grows beyond it only to hold a row longer than that.
     pub fn with_capacity(source: R, opts: Options, chunk_bytes: usize) -> Self {
-        let chunk = chunk_bytes.max(1);
         let csv_escapec = if opts.format == Format::Csv && opts.escape != opts.quote {
             Some(opts.escape)
         } else {
@@ -678,23 +630,15 @@ impl<R: Read> RowReader<R> {
             opts.quote
         };
         RowReader {
-            src: source,
+            input: Chunks::new(source, chunk_bytes, Verify::Utf8),
             needles: fast::Needles::new(opts.delimiter, fourth),
             header_pending: opts.header,
             opts,
             csv_escapec,
             csv,
-            buf: vec![0; chunk + fast::PAD],
-            pos: 0,
-            filled: 0,
-            verified: 0,
-            bad: false,
-            eof: false,
             eol: Eol::Unknown,
             lineno: 0,
             done: false,
-            chunk,
-            bytes_read: 0,
             scan: ScanState::default(),
         }
     }
@@ -702,7 +646,7 @@ impl<R: Read> RowReader<R> {
     /// Bytes read from the source so far (like the server's `bytes_processed`, this counts
     /// what was loaded, which may run ahead of the rows returned by up to one chunk).
     pub fn bytes_read(&self) -> u64 {
-        self.bytes_read
+        self.input.bytes_read()
     }
 
     /// The options in use.
@@ -780,7 +724,7 @@ impl<R: Read> RowReader<R> {
             self.header_pending = false;
             self.lineno += 1;
             let line = self.read_line()?;
-            self.pos = line.next;
+            self.input.consume_to(line.next);
             if line.stop {
                 return Ok(false);
             }
@@ -788,7 +732,7 @@ impl<R: Read> RowReader<R> {
         self.lineno += 1;
         let line = self.read_line()?;
         if line.stop && line.end == line.start {
-            self.pos = line.next;
+            self.input.consume_to(line.next);
             return Ok(false);
         }
         // a stream ends at the marker, also after data on its line (the line is a row)
@@ -803,13 +747,13 @@ impl<R: Read> RowReader<R> {
         row.line_no = self.lineno;
         row.raw_len = line.next - line.start;
         row.line_len = line.end - line.start;
-        let data = &self.buf[line.start..line.end];
+        let data = &self.input.data()[line.start..line.end];
         if self.opts.no_columns {
             // not split: the caller refuses a non-empty line, showing it
             row.raw.clear();
             row.raw.extend_from_slice(data);
             row.raw_kind = RawLine::Copied;
-            self.pos = line.next;
+            self.input.consume_to(line.next);
             return Ok(true);
         }
         let res = match self.opts.format {
@@ -824,15 +768,13 @@ impl<R: Read> RowReader<R> {
             }
             Format::Csv => csv::split(data, &self.opts, self.csv.as_mut(), line.in_quote, row),
         };
-        self.pos = line.next;
-        match res {
-            Ok(()) => Ok(true),
-            Err(kind) => Err(InputError {
-                kind,
-                line: self.lineno,
-                raw_line: Some(data.to_vec()),
-            }),
-        }
+        let res = res.map(|()| true).map_err(|kind| InputError {
+            kind,
+            line: self.lineno,
+            raw_line: Some(data.to_vec()),
+        });
+        self.input.consume_to(line.next);
+        res
     }
 
     /// `CopyReadLine`: scans the next line, loading and verifying data as needed.
@@ -842,12 +784,13 @@ impl<R: Read> RowReader<R> {
             ..ScanState::default()
         };
         loop {
-            let at_eof = self.eof && !self.bad && self.verified == self.filled;
-            let data = &self.buf[..self.verified];
+            let at_eof = self.input.at_eof();
+            let data = self.input.data();
+            let pos = self.input.pos();
             let r = match self.opts.format {
                 Format::Text => text::scan_line(
                     data,
-                    self.pos,
+                    pos,
                     &mut self.scan,
                     &mut self.eol,
                     at_eof,
@@ -855,7 +798,7 @@ impl<R: Read> RowReader<R> {
                 ),
                 Format::Csv => csv::scan_line(
                     data,
-                    self.pos,
+                    pos,
                     &mut self.scan,
                     &mut self.eol,
                     &mut self.lineno,
@@ -868,7 +811,7 @@ impl<R: Read> RowReader<R> {
             match r {
                 Scan::Line { end, next, stop } => {
                     return Ok(Line {
-                        start: self.pos,
+                        start: pos,
                         end,
                         next,
                         stop,
@@ -878,7 +821,7 @@ impl<R: Read> RowReader<R> {
                 }
                 Scan::Err(kind) => return Err(InputError::new(kind, self.lineno)),
                 Scan::NeedMore => {
-                    if self.bad {
+                    if self.input.bad() {
                         return Err(self.encoding_error());
                     }
                     debug_assert!(!at_eof);
@@ -888,54 +831,19 @@ impl<R: Read> RowReader<R> {
         }
     }
 
-    /// `CopyConversionError`: the bytes at `verified` are invalid. Makes sure up to 4 bytes
-    /// (or all that is left) are loaded, as the server's raw buffer has them when it reports.
+    /// `CopyConversionError`: the input is invalid right after the verified data.
     fn encoding_error(&mut self) -> InputError {
-        while self.filled - self.verified < 4 && !self.eof {
-            if let Err(e) = self.fill() {
-                return e;
-            }
+        match self.input.invalid_bytes() {
+            Ok(bytes) => InputError::new(InputErrorKind::InvalidEncoding(bytes), self.lineno),
+            Err(e) => InputError::new(InputErrorKind::Io(e), self.lineno),
         }
-        let bytes = invalid_bytes(&self.buf[self.verified..self.filled]);
-        InputError::new(InputErrorKind::InvalidEncoding(bytes), self.lineno)
     }
 
-    /// Loads more data: moves the unfinished line to the front, grows the buffer if the
-    /// line fills it, reads once, verifies what is new.
+    /// Loads more data (see [`Chunks::fill`]).
     fn fill(&mut self) -> Result<(), InputError> {
-        if self.pos > 0 {
-            self.buf.copy_within(self.pos..self.filled, 0);
-            self.filled -= self.pos;
-            self.verified -= self.pos;
-            self.pos = 0;
-        }
-        // The last `fast::PAD` bytes are never filled: block loads may run past the data.
-        let cap = self.buf.len() - fast::PAD;
-        if cap - self.filled < self.chunk.div_ceil(4) {
-            let new_cap = (cap * 2).max(self.filled + self.chunk);
-            self.buf.resize(new_cap + fast::PAD, 0);
-        }
-        let cap = self.buf.len() - fast::PAD;
-        let n = loop {
-            match self.src.read(&mut self.buf[self.filled..cap]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(InputError::new(InputErrorKind::Io(e), self.lineno)),
-            }
-        };
-        if n == 0 {
-            self.eof = true;
-        }
-        self.filled += n;
-        self.bytes_read += n as u64;
-        if !self.bad {
-            let (ok, definite) = verify_utf8(&self.buf[self.verified..self.filled]);
-            self.verified += ok;
-            if definite || (self.eof && self.verified < self.filled) {
-                self.bad = true;
-            }
-        }
-        Ok(())
+        self.input
+            .fill()
+            .map_err(|e| InputError::new(InputErrorKind::Io(e), self.lineno))
     }
 }
 

@@ -1,0 +1,336 @@
+//! The chunked input buffer every data format reads from (`CopyLoadInputBuf` and
+//! `CopyConvertBuf` in `copyfromparse.c`): bytes come from any [`Read`] a chunk at a time, into
+//! one growable buffer that holds the unconsumed tail (the row being decoded) plus what was
+//! read after it, never the whole input.
+//!
+//! A decoder sees the buffer as `data()[pos()..]`, looks for a complete unit there (a line, a
+//! tuple), calls [`fill`](Chunks::fill) when it needs more, and [`consume_to`](Chunks::consume_to)
+//! once a unit is done. What it sees is what [`Verify`] says it may assume:
+//!
+//! - [`Verify::Utf8`] (text and CSV: the input is in the server encoding, UTF-8): `data()` is
+//!   the longest prefix known to be valid UTF-8 without NUL bytes. An invalid sequence stops
+//!   the data where it starts; [`bad`](Chunks::bad) then says so, and
+//!   [`invalid_bytes`](Chunks::invalid_bytes) gives the bytes the server's
+//!   `report_invalid_encoding` prints. As in the server, the check runs on whole chunks, ahead
+//!   of the rows, so a decoder reports the error only when its scan reaches the bad byte.
+//! - [`Verify::None`] (binary: text fields are checked one by one, after their length is
+//!   known): `data()` is everything read.
+//!
+//! After the data, [`PAD`] more bytes of the buffer are always readable (never filled from the
+//! source), so a decoder may load fixed-size blocks that run past the end.
+
+use std::io::{self, Read};
+
+/// Bytes after the data that are always readable: block loads may run past the data.
+pub const PAD: usize = 64;
+
+/// Default chunk size: how much is asked of the source per read.
+pub const DEFAULT_CHUNK_BYTES: usize = 256 * 1024;
+
+/// What [`Chunks::data`] guarantees about the bytes it returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verify {
+    /// Valid UTF-8 without NUL bytes (`pg_verify_mbstr` of the server encoding, UTF-8).
+    Utf8,
+    /// Nothing: the format checks what needs checking itself.
+    None,
+}
+
+/// A source read in chunks into one buffer; see the module documentation.
+pub struct Chunks<R: Read> {
+    src: R,
+    buf: Vec<u8>,
+    /// Start of the unit being decoded (everything before it has been consumed).
+    pos: usize,
+    /// End of the data read so far.
+    filled: usize,
+    /// `buf[..verified]` is what `verify` guarantees.
+    verified: usize,
+    /// The bytes at `verified` are definitely invalid.
+    bad: bool,
+    /// The source reported end of file.
+    eof: bool,
+    chunk: usize,
+    bytes_read: u64,
+    verify: Verify,
+}
+
+impl<R: Read> Chunks<R> {
+    /// `chunk_bytes` (at least 1) is how much is asked of the source per read; the buffer
+    /// grows beyond it only to hold a unit longer than that.
+    pub fn new(src: R, chunk_bytes: usize, verify: Verify) -> Self {
+        let chunk = chunk_bytes.max(1);
+        Chunks {
+            src,
+            buf: vec![0; chunk + PAD],
+            pos: 0,
+            filled: 0,
+            verified: 0,
+            bad: false,
+            eof: false,
+            chunk,
+            bytes_read: 0,
+            verify,
+        }
+    }
+
+    /// The buffer up to the end of the usable data; indices are those of [`pos`](Self::pos).
+    #[inline]
+    pub fn data(&self) -> &[u8] {
+        &self.buf[..self.verified]
+    }
+
+    /// The buffer with [`PAD`] readable bytes (or more) after [`data`](Self::data).
+    #[inline]
+    pub fn padded(&self) -> &[u8] {
+        debug_assert!(self.verified + PAD <= self.buf.len());
+        &self.buf
+    }
+
+    /// Where the unit being decoded starts in [`data`](Self::data).
+    #[inline]
+    pub fn pos(&self) -> usize {
+        self.pos
+    }
+
+    /// The unit ended at `next` (an index into [`data`](Self::data)): the next one starts there.
+    #[inline]
+    pub fn consume_to(&mut self, next: usize) {
+        debug_assert!(next >= self.pos && next <= self.verified);
+        self.pos = next;
+    }
+
+    /// All of the source has been read and is usable: nothing more will come.
+    #[inline]
+    pub fn at_eof(&self) -> bool {
+        self.eof && !self.bad && self.verified == self.filled
+    }
+
+    /// The bytes right after [`data`](Self::data) are invalid (with [`Verify::Utf8`]).
+    #[inline]
+    pub fn bad(&self) -> bool {
+        self.bad
+    }
+
+    /// Bytes read from the source so far (like the server's `bytes_processed`, what was
+    /// loaded, which runs ahead of the units decoded by up to one chunk).
+    #[inline]
+    pub fn bytes_read(&self) -> u64 {
+        self.bytes_read
+    }
+
+    /// Loads more data: moves the unconsumed tail to the front, grows the buffer if the tail
+    /// fills it, reads once, verifies what is new. At EOF it only records that the source
+    /// ended (a decoder that still needs more then knows the input is truncated).
+    pub fn fill(&mut self) -> io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.filled, 0);
+            self.filled -= self.pos;
+            self.verified -= self.pos;
+            self.pos = 0;
+        }
+        let cap = self.buf.len() - PAD;
+        if cap - self.filled < self.chunk.div_ceil(4) {
+            let new_cap = (cap * 2).max(self.filled + self.chunk);
+            self.buf.resize(new_cap + PAD, 0);
+        }
+        let cap = self.buf.len() - PAD;
+        let n = loop {
+            match self.src.read(&mut self.buf[self.filled..cap]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            self.eof = true;
+        }
+        self.filled += n;
+        self.bytes_read += n as u64;
+        match self.verify {
+            Verify::None => self.verified = self.filled,
+            Verify::Utf8 if !self.bad => {
+                let (ok, definite) = verify_utf8(&self.buf[self.verified..self.filled]);
+                self.verified += ok;
+                if definite || (self.eof && self.verified < self.filled) {
+                    self.bad = true;
+                }
+            }
+            Verify::Utf8 => {}
+        }
+        Ok(())
+    }
+
+    /// With [`bad`](Self::bad) set: the bytes the server prints for the invalid sequence,
+    /// after loading up to 4 of them (or all that is left), as the server's raw buffer has
+    /// them when it reports (`CopyConversionError`).
+    pub fn invalid_bytes(&mut self) -> io::Result<Vec<u8>> {
+        debug_assert!(self.bad);
+        while self.filled - self.verified < 4 && !self.eof {
+            self.fill()?;
+        }
+        Ok(invalid_bytes(&self.buf[self.verified..self.filled]))
+    }
+}
+
+/// The server's `pg_utf_mblen`: the length a UTF-8 lead byte announces (1 for invalid leads).
+#[inline]
+fn utf8_mblen(b: u8) -> usize {
+    if b & 0x80 == 0 {
+        1
+    } else if b & 0xe0 == 0xc0 {
+        2
+    } else if b & 0xf0 == 0xe0 {
+        3
+    } else if b & 0xf8 == 0xf0 {
+        4
+    } else {
+        1
+    }
+}
+
+/// Length of the longest prefix of `s` that is valid UTF-8 without NUL bytes
+/// (`pg_utf8_verifystr`), and whether the rest is definitely invalid (as opposed to a
+/// truncated but so far valid multibyte character at the very end).
+pub(crate) fn verify_utf8(s: &[u8]) -> (usize, bool) {
+    let (ok, definite) = match std::str::from_utf8(s) {
+        Ok(_) => (s.len(), false),
+        Err(e) => (e.valid_up_to(), e.error_len().is_some()),
+    };
+    match memchr::memchr(0, &s[..ok]) {
+        Some(k) => (k, true),
+        None => (ok, definite),
+    }
+}
+
+/// The bytes `report_invalid_encoding` prints for an invalid sequence starting at `s[0]`.
+pub(crate) fn invalid_bytes(s: &[u8]) -> Vec<u8> {
+    let n = utf8_mblen(s[0]).min(s.len()).min(8);
+    s[..n].to_vec()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A source that returns at most `step` bytes per read.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+            let n = self.step.min(self.data.len()).min(out.len());
+            out[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    #[test]
+    fn keeps_the_unconsumed_tail_and_grows_for_long_units() {
+        let input: Vec<u8> = (0..1000u32).map(|i| b'a' + (i % 26) as u8).collect();
+        let mut c = Chunks::new(
+            Trickle {
+                data: &input,
+                step: 7,
+            },
+            16,
+            Verify::Utf8,
+        );
+        let mut got = Vec::new();
+        // consume in units of 40 bytes, longer than a chunk
+        loop {
+            while c.data().len() - c.pos() < 40 && !c.at_eof() {
+                c.fill().unwrap();
+            }
+            let end = (c.pos() + 40).min(c.data().len());
+            if end == c.pos() {
+                break;
+            }
+            got.extend_from_slice(&c.data()[c.pos()..end]);
+            assert!(c.padded().len() >= c.data().len() + PAD);
+            c.consume_to(end);
+        }
+        assert_eq!(got, input);
+        assert_eq!(c.bytes_read(), input.len() as u64);
+    }
+
+    #[test]
+    fn utf8_stops_at_the_first_invalid_byte_and_reports_the_servers_bytes() {
+        // a 3-byte character split across reads, then an invalid lead with its tail
+        let input = "ab€cd"
+            .as_bytes()
+            .iter()
+            .copied()
+            .chain([0xe9, b'x', b'y', b'z', b'w']);
+        let input: Vec<u8> = input.collect();
+        let mut c = Chunks::new(
+            Trickle {
+                data: &input,
+                step: 3,
+            },
+            4,
+            Verify::Utf8,
+        );
+        while !c.bad() && !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert!(c.bad());
+        assert_eq!(c.data(), "ab€cd".as_bytes());
+        // 0xe9 announces 3 bytes: the server prints them
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0xe9, b'x', b'y']);
+    }
+
+    #[test]
+    fn a_nul_byte_is_invalid_and_a_truncated_character_at_eof_too() {
+        let mut c = Chunks::new(&b"ab\0c"[..], 64, Verify::Utf8);
+        c.fill().unwrap();
+        assert!(c.bad());
+        assert_eq!(c.data(), b"ab");
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0]);
+
+        let mut c = Chunks::new(&[b'a', 0xe2, 0x82][..], 64, Verify::Utf8);
+        while !c.bad() && !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert!(c.bad());
+        assert_eq!(c.data(), b"a");
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0xe2, 0x82]);
+    }
+
+    #[test]
+    fn unverified_data_is_all_usable() {
+        let input = [0u8, 0xff, 0xfe, 1, 2];
+        let mut c = Chunks::new(&input[..], 2, Verify::None);
+        while !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert!(!c.bad());
+        assert_eq!(c.data(), &input);
+    }
+
+    #[test]
+    fn read_errors_pass_through_and_interrupts_are_retried() {
+        struct Flaky(u8);
+        impl Read for Flaky {
+            fn read(&mut self, out: &mut [u8]) -> io::Result<usize> {
+                self.0 += 1;
+                match self.0 {
+                    1 => Err(io::ErrorKind::Interrupted.into()),
+                    2 => {
+                        out[0] = b'x';
+                        Ok(1)
+                    }
+                    _ => Err(io::Error::from_raw_os_error(5)),
+                }
+            }
+        }
+        let mut c = Chunks::new(Flaky(0), 8, Verify::Utf8);
+        c.fill().unwrap();
+        assert_eq!(c.data(), b"x");
+        let e = c.fill().unwrap_err();
+        assert_eq!(e.raw_os_error(), Some(5));
+    }
+}
