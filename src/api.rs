@@ -3,7 +3,7 @@
 //! `load_function!` with pgrx's `default!()`; sql/load.sql holds only what pgrx cannot
 //! declare (the result type, the comments).
 
-use crate::error::{raise, raise_detail};
+use crate::error::raise;
 use crate::load::{self, LoadStats, Source, spec::SqlOptions};
 use pgrx::callconv::{Arg, ArgAbi};
 use pgrx::pgrx_sql_entity_graph::metadata::{
@@ -81,25 +81,6 @@ fn target_oid(target: Option<RegClass>) -> pg_sys::Oid {
     }
 }
 
-/// Reading a server file needs what COPY FROM a file needs.
-fn check_read_server_files() {
-    // SAFETY: catalog lookups on the backend thread.
-    let allowed = unsafe {
-        pg_sys::superuser()
-            || pg_sys::has_privs_of_role(
-                pg_sys::GetUserId(),
-                pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
-            )
-    };
-    if !allowed {
-        raise_detail(
-            PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE,
-            "permission denied to COPY from a file",
-            "Only roles with privileges of the \"pg_read_server_files\" role may COPY from a file.",
-        );
-    }
-}
-
 /// One front-door function: `$data` is its second argument, `$source` makes the load's
 /// `Source` of it (after the target's NULL check), and every function takes the same
 /// options, in this order, with COPY's defaults.
@@ -141,14 +122,13 @@ macro_rules! load_function {
             let relid = target_oid(target);
             let source = $source($data);
             // a server ERROR inside the load leaves it exactly as the server raised it
-            result_row(crate::error::exact(move || load::run(relid, source, &opts)))
+            result_row(crate::error::exact(move || load::run(|| relid, source, &opts, load::Front::Function)))
         }
     };
 }
 
 /// `load`'s source: a server file, if the caller may read one.
 fn file_source(path: Option<&str>) -> Source<'_> {
-    check_read_server_files();
     match path {
         Some(p) => Source::File(p),
         None => raise(

@@ -52,6 +52,20 @@ pub fn raise_hint(code: PgSqlErrorCode, msg: impl Into<String>, hint: impl Into<
     unreachable!("ERROR returns control to PostgreSQL")
 }
 
+/// ERROR with DETAIL and HINT lines.
+pub fn raise_detail_hint(
+    code: PgSqlErrorCode,
+    msg: impl Into<String>,
+    detail: impl Into<String>,
+    hint: impl Into<String>,
+) -> ! {
+    ErrorReport::new(code, msg.into(), "fastcopy")
+        .set_detail(detail)
+        .set_hint(hint)
+        .report(PgLogLevel::ERROR);
+    unreachable!("ERROR returns control to PostgreSQL")
+}
+
 /// The backend's thread: the only one whose panics become ERRORs.
 static BACKEND_THREAD: OnceLock<std::thread::ThreadId> = OnceLock::new();
 

@@ -34,6 +34,27 @@ pub enum ExtendMethod {
     Fallocate,
 }
 
+/// Whether fastcopy takes `COPY … FROM` statements (the COPY hook, `copy_hook/`).
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum CopyFrom {
+    /// Every COPY runs as the server's.
+    #[name = c"off"]
+    Off,
+    /// fastcopy takes what it can do exactly, the server runs the rest.
+    #[name = c"on"]
+    On,
+    /// As `on`, and a statement fastcopy cannot take is an ERROR that says why.
+    #[name = c"require"]
+    Require,
+}
+
+pub static COPY_FROM: GucSetting<CopyFrom> = GucSetting::<CopyFrom>::new(CopyFrom::Off);
+
+/// `fastcopy.copy_from`.
+pub fn copy_from() -> CopyFrom {
+    COPY_FROM.get()
+}
+
 pub static MAX_BUFFERED_TUPLES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 pub static MAX_BUFFERED_BYTES_KB: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_STRATEGY: GucSetting<ExtendStrategy> =
@@ -53,6 +74,14 @@ pub fn max_buffered_bytes() -> usize {
 }
 
 pub fn init() {
+    GucRegistry::define_enum_guc(
+        c"fastcopy.copy_from",
+        c"Whether fastcopy takes COPY FROM statements: off, on or require.",
+        c"on: fastcopy loads the COPY FROM statements it can load exactly and hands the rest to the server (DEBUG1 says why); require: a statement it cannot take is an ERROR.",
+        &COPY_FROM,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
     GucRegistry::define_int_guc(
         c"fastcopy.max_buffered_tuples",
         c"Rows fastcopy buffers before it inserts them in one batch.",

@@ -6,6 +6,7 @@
 //!
 //! - `api`: `fastcopy.load` / `fastcopy.load_data`, their options declared once.
 //! - `load`: one load.
+//! - `copy_hook`: `COPY … FROM` statements through fastcopy (`fastcopy.copy_from`).
 //! - `error`: raising ERRORs; server errors leave a load as the server raised them.
 //! - `compat`: the PostgreSQL 15/16/17 differences of the executor calls, in one place.
 //! - `extend`: relation extension strategies (`fastcopy.extend_*`), their version differences.
@@ -22,6 +23,7 @@ use pgrx::prelude::*;
 mod api;
 mod bench;
 mod compat;
+mod copy_hook;
 mod error;
 mod extend;
 mod guc;
@@ -34,6 +36,7 @@ mod parse;
 pub extern "C-unwind" fn _PG_init() {
     error::install_panic_hook();
     guc::init();
+    copy_hook::install();
 }
 
 /// In-database suites: the files live in `pgrx-tests/` and share this module's imports.

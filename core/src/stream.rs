@@ -7,7 +7,7 @@
 //! when `chunks` are in flight, and the backend then goes back to loading the row blocks the
 //! reader thread has produced, which frees room. (A backend blocked on the stream while the
 //! reader is blocked on a full block queue would wait forever.) The stream ends only by
-//! [`StreamWriter::finish`]: a writer dropped without it (an ERROR on the backend) is an error
+//! [`StreamWriter::try_finish`]: a writer dropped without it (an ERROR on the backend) is an error
 //! on the reader's side, never a clean end of the data.
 
 use std::io::{self, Read};
@@ -72,10 +72,15 @@ impl StreamWriter {
         }
     }
 
-    /// Ends the data; blocks until there is room for the end mark (the reader is consuming).
-    /// Returns false when the reader is gone.
-    pub fn finish(self) -> bool {
-        self.tx.send(Msg::End).is_ok()
+    /// Offers the end of the data without blocking (like [`try_send`](Self::try_send): a
+    /// full stream is [`Refused::Full`], with an empty buffer, and the caller tries again
+    /// later). Once it is `Ok`, nothing more may be sent.
+    pub fn try_finish(&mut self) -> Result<(), Refused> {
+        match self.tx.try_send(Msg::End) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(_)) => Err(Refused::Full(Vec::new())),
+            Err(TrySendError::Disconnected(_)) => Err(Refused::Closed),
+        }
     }
 }
 
@@ -152,7 +157,13 @@ mod tests {
                     }
                 }
             }
-            assert!(w.finish());
+            loop {
+                match w.try_finish() {
+                    Ok(()) => break,
+                    Err(Refused::Full(_)) => std::thread::yield_now(),
+                    Err(Refused::Closed) => panic!("reader gone"),
+                }
+            }
             assert_eq!(h.join().unwrap(), data);
         });
     }
@@ -177,6 +188,17 @@ mod tests {
         assert_eq!(r.read(&mut buf).unwrap(), 3);
         let e = r.read(&mut buf).unwrap_err();
         assert_eq!(e.kind(), io::ErrorKind::UnexpectedEof);
+    }
+
+    #[test]
+    fn the_end_waits_for_room_without_blocking() {
+        let (mut w, mut r) = channel(1);
+        w.try_send(vec![7]).unwrap();
+        assert!(matches!(w.try_finish(), Err(Refused::Full(_))));
+        let mut buf = [0u8; 4];
+        assert_eq!(r.read(&mut buf).unwrap(), 1);
+        w.try_finish().unwrap();
+        assert_eq!(r.read(&mut buf).unwrap(), 0);
     }
 
     #[test]

@@ -6,17 +6,21 @@
 //! handlers must run on the backend thread. It ends when the input does, or as soon as the
 //! backend drops its end (an ERROR unwinding the load).
 
+use super::client::{ClientPump, Step};
 use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
 use pgrx::prelude::*;
-use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 
 /// Rows per block, and input bytes per block.
 const BLOCK_ROWS: usize = 1024;
 const BLOCK_BYTES: usize = 1 << 20;
 /// Blocks in flight between the threads (bounds how far the reader runs ahead).
 const BLOCKS: usize = 4;
+/// How long the backend waits for a block while the client stream is full (then it offers
+/// the data again: the reader may need more of it to finish a long row).
+const PUMP_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
 
 /// Where filled row blocks come from.
 pub enum Blocks<'a> {
@@ -26,10 +30,11 @@ pub enum Blocks<'a> {
         spare: Option<RowBlock>,
         plan: Option<IntPlan>,
     },
-    /// A reader thread.
+    /// A reader thread, reading a source of its own or a client stream this thread pumps.
     Thread {
         full: Receiver<RowBlock>,
         empty: SyncSender<RowBlock>,
+        pump: Option<ClientPump>,
     },
 }
 
@@ -48,6 +53,7 @@ impl<'a> Blocks<'a> {
         scope: &'scope std::thread::Scope<'scope, '_>,
         decoder: D,
         plan: Option<IntPlan>,
+        pump: Option<ClientPump>,
     ) -> Blocks<'a>
     where
         D: Decoder + Send + 'scope,
@@ -72,7 +78,7 @@ impl<'a> Blocks<'a> {
                 format!("could not start the reader thread: {e}"),
             );
         }
-        Blocks::Thread { full, empty }
+        Blocks::Thread { full, empty, pump }
     }
 
     /// The next filled block (the last one has `end` set).
@@ -87,12 +93,44 @@ impl<'a> Blocks<'a> {
                 block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref());
                 block
             }
-            Blocks::Thread { full, .. } => full.recv().unwrap_or_else(|_| {
-                raise(
-                    PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
-                    "the fastcopy reader thread stopped unexpectedly",
-                )
-            }),
+            Blocks::Thread {
+                full, pump: None, ..
+            } => full.recv().unwrap_or_else(|_| reader_gone()),
+            Blocks::Thread {
+                full,
+                pump: Some(pump),
+                ..
+            } => loop {
+                // the client's data goes to the reader until a block is ready
+                match full.try_recv() {
+                    Ok(block) => return block,
+                    Err(TryRecvError::Disconnected) => reader_gone(),
+                    Err(TryRecvError::Empty) => {}
+                }
+                match pump.step() {
+                    Step::Moved => {}
+                    Step::Done => return full.recv().unwrap_or_else(|_| reader_gone()),
+                    // the reader is busy with what it has (or waits for this thread)
+                    Step::Full => match full.recv_timeout(PUMP_WAIT) {
+                        Ok(block) => return block,
+                        Err(RecvTimeoutError::Disconnected) => reader_gone(),
+                        Err(RecvTimeoutError::Timeout) => {
+                            pgrx::check_for_interrupts!();
+                        }
+                    },
+                }
+            },
+        }
+    }
+
+    /// After the last block: a client stream is read up to its end (CopyDone), as COPY does
+    /// after the end-of-data marker.
+    pub fn finish(&mut self) {
+        if let Blocks::Thread {
+            pump: Some(pump), ..
+        } = self
+        {
+            pump.drain();
         }
     }
 
@@ -106,6 +144,13 @@ impl<'a> Blocks<'a> {
             }
         }
     }
+}
+
+fn reader_gone() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "the fastcopy reader thread stopped unexpectedly",
+    )
 }
 
 /// Runs `f` (which must not raise) with every signal blocked on this thread: threads started

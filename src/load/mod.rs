@@ -7,8 +7,9 @@
 //!  Target::open (target.rs) ── checks in COPY's order; LoadSpec::parse (spec.rs) in between
 //!        │ Target, LoadSpec
 //!        ▼
-//!  Source::open (source.rs) ── file or value: an Input, its progress type and size
-//!        │
+//!  Source::open (source.rs) ── file, value or client stream (client.rs): an Input,
+//!        │                        its progress type and size
+//!        │ (a client stream: the backend pumps its CopyData into a bounded byte stream)
 //!  ══════╪══════════════════ reader thread (blocks.rs; fastcopy-core only, no PostgreSQL) ═══
 //!        ▼
 //!  Decoder (core: decode.rs, input/) ── rows of fields; int fields converted per block
@@ -34,6 +35,7 @@
 
 mod batch;
 mod blocks;
+mod client;
 mod convert;
 mod loader;
 mod position;
@@ -77,16 +79,50 @@ pub fn server_major() -> u32 {
     pg_sys::PG_VERSION_NUM / 10000
 }
 
-/// Runs one load into `relid` and returns what it did.
-pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &SqlOptions) -> LoadStats {
+/// The front door a load came through: what it is called in messages.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Front {
+    /// `fastcopy.load` / `load_data`.
+    Function,
+    /// A `COPY … FROM` statement taken by the COPY hook: COPY's own wording throughout.
+    Statement,
+}
+
+impl Front {
+    /// The CONTEXT line's verb (`COPY t, line 3, column b: "x"`).
+    fn verb(self) -> &'static std::ffi::CStr {
+        match self {
+            Front::Function => c"fastcopy.load",
+            Front::Statement => c"COPY",
+        }
+    }
+}
+
+/// Runs one load and returns what it did. `relid` names the table where `DoCopy` opens it
+/// (after the read-only gate and the file privilege check).
+pub fn run(
+    relid: impl FnOnce() -> pg_sys::Oid,
+    source: Source<'_>,
+    opts: &SqlOptions,
+    front: Front,
+) -> LoadStats {
     let started = std::time::Instant::now();
-    let (target, spec) = Target::open(relid, opts.columns.as_deref(), || {
-        LoadSpec::parse(opts, server_major())
-    });
-    let input = source.open();
-    let progress = Progress::start(relid, input.kind, input.total);
-    let threaded = input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
-    let pos = Position::new(c"fastcopy.load", &target.relname);
+    target::copy_gate();
+    source.check_privileges();
+    let relid = relid();
+    let (target, spec, (input, progress)) = Target::open(
+        relid,
+        opts.columns.as_deref(),
+        front,
+        || LoadSpec::parse(opts, server_major()),
+        |ncols| {
+            let input = source.open(ncols);
+            let progress = Progress::start(relid, input.kind, input.total);
+            (input, progress)
+        },
+    );
+    let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
+    let pos = Position::new(front.verb(), &target.relname);
     let mut stats = std::thread::scope(|scope| {
         let mut blocks = start_blocks(scope, threaded, &spec, &target, input);
         // before the guard: the position points into the current block's rows, also while an
@@ -105,6 +141,7 @@ pub fn run(relid: pg_sys::Oid, source: Source<'_>, opts: &SqlOptions) -> LoadSta
         }
         let stats = loader.finish();
         drop(guard);
+        blocks.finish();
         stats
     });
     // As in COPY, AFTER STATEMENT triggers and the queued AFTER ROW ones (foreign key checks)
@@ -136,7 +173,7 @@ where
             options.no_columns = target.columns.is_empty();
             let decoder = RowReader::with_capacity(input.read, options, READ_CHUNK);
             if threaded {
-                Blocks::spawn(scope, decoder, plan)
+                Blocks::spawn(scope, decoder, plan, input.pump)
             } else {
                 Blocks::inline(decoder, plan)
             }

@@ -12,6 +12,8 @@ pub enum SourceKind {
     File,
     /// Data handed over by the caller (`CALLBACK`: `load_data`'s value).
     Callback,
+    /// A client's `COPY … FROM STDIN` (`PIPE`).
+    Pipe,
 }
 
 /// Reports while alive; ends when dropped.
@@ -22,6 +24,7 @@ impl Progress {
         let kind = match kind {
             SourceKind::File => pg_sys::PROGRESS_COPY_TYPE_FILE,
             SourceKind::Callback => pg_sys::PROGRESS_COPY_TYPE_CALLBACK,
+            SourceKind::Pipe => pg_sys::PROGRESS_COPY_TYPE_PIPE,
         };
         let index = [
             pg_sys::PROGRESS_COPY_COMMAND as c_int,

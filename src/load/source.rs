@@ -10,17 +10,21 @@
 //! the reader thread: they are not thread-safe, and an ERROR there could not unwind into
 //! PostgreSQL's error handling.
 
+use super::client::{self, ClientPump};
 use super::progress::SourceKind;
-use crate::error::raise;
+use crate::error::{raise, raise_detail_hint, raise_hint};
 use pgrx::prelude::*;
 use std::io::Read;
 
 /// Where the rows come from.
 pub enum Source<'a> {
-    /// A server file (`fastcopy.load`); privileges are checked by the caller.
+    /// A server file (`fastcopy.load`, `COPY … FROM 'file'`); privileges are checked by the
+    /// caller.
     File(&'a str),
     /// The value given to `fastcopy.load_data`.
     Value(&'a [u8]),
+    /// `COPY … FROM STDIN` from a remote client (`client.rs`).
+    Client,
 }
 
 /// An opened source.
@@ -29,10 +33,14 @@ pub struct Input<'a> {
     pub kind: SourceKind,
     /// Size in bytes, when known before reading.
     pub total: Option<u64>,
+    /// The backend's side of a client stream, pumped between row blocks.
+    pub pump: Option<ClientPump>,
 }
 
 impl<'a> Source<'a> {
-    pub fn open(self) -> Input<'a> {
+    /// Opens the source for a load of `ncols` columns, where COPY's `BeginCopyFrom` does
+    /// (after the options and columns are checked; a client is told to start sending).
+    pub fn open(self, ncols: usize) -> Input<'a> {
         match self {
             Source::File(path) => {
                 let file = open_file(path);
@@ -41,13 +49,63 @@ impl<'a> Source<'a> {
                     read: Box::new(file),
                     kind: SourceKind::File,
                     total,
+                    pump: None,
                 }
             }
             Source::Value(bytes) => Input {
                 read: Box::new(bytes),
                 kind: SourceKind::Callback,
                 total: Some(bytes.len() as u64),
+                pump: None,
             },
+            Source::Client => {
+                let (pump, read) = ClientPump::new();
+                client::send_copy_in_response(ncols);
+                Input {
+                    read: Box::new(read),
+                    kind: SourceKind::Pipe,
+                    total: None,
+                    pump: Some(pump),
+                }
+            }
+        }
+    }
+}
+
+impl Source<'_> {
+    /// What `DoCopy` checks first: reading a server file needs superuser or
+    /// pg_read_server_files (each version's message).
+    pub fn check_privileges(&self) {
+        if !matches!(self, Source::File(_)) {
+            return;
+        }
+        // SAFETY: catalog lookups on the backend thread.
+        let allowed = unsafe {
+            pg_sys::superuser()
+                || pg_sys::has_privs_of_role(
+                    pg_sys::GetUserId(),
+                    pg_sys::Oid::from(pg_sys::ROLE_PG_READ_SERVER_FILES),
+                )
+        };
+        if allowed {
+            return;
+        }
+        let code = PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE;
+        let hint =
+            "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.";
+        if super::server_major() >= 16 {
+            raise_detail_hint(
+                code,
+                "permission denied to COPY from a file",
+                "Only roles with privileges of the \"pg_read_server_files\" role may COPY from a file.",
+                hint,
+            )
+        } else {
+            raise_hint(
+                code,
+                "must be superuser or have privileges of the pg_read_server_files role to COPY from a file",
+                hint,
+            )
         }
     }
 }
@@ -73,8 +131,14 @@ fn open_file(path: &str) -> std::fs::File {
         ),
         _ => (PgSqlErrorCode::ERRCODE_IO_ERROR, e.to_string()),
     };
-    raise(
-        code,
-        format!("could not open file \"{path}\" for reading: {reason}"),
-    )
+    let msg = format!("could not open file \"{path}\" for reading: {reason}");
+    match e.kind() {
+        // BeginCopyFrom's hint for ENOENT and EACCES
+        std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied => raise_hint(
+            code,
+            msg,
+            "COPY FROM instructs the PostgreSQL server process to read a file. You may want a client-side facility such as psql's \\copy.",
+        ),
+        _ => raise(code, msg),
+    }
 }

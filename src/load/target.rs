@@ -14,6 +14,7 @@
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
 //!     triggers, partition routing.
 
+use super::Front;
 use super::convert::Converter;
 use super::spec::LoadSpec;
 use super::tuple::Former;
@@ -92,19 +93,24 @@ struct Opened {
 
 impl Target {
     /// Opens `relid` for a load of `columns` (NULL: all but generated ones), checking it in
-    /// COPY's order; `parse` checks the options at the point where COPY does.
-    pub fn open(
+    /// COPY's order (after [`copy_gate`]): `parse` checks the options where `BeginCopyFrom`
+    /// does, `begin` opens the source where it does (after the options, the columns and the
+    /// defaults; before `CopyFrom`'s checks of the relation), given the number of input
+    /// columns.
+    pub fn open<B>(
         relid: pg_sys::Oid,
         columns: Option<&[Option<String>]>,
+        front: Front,
         parse: impl FnOnce() -> LoadSpec,
-    ) -> (Target, LoadSpec) {
-        // SAFETY: backend thread, inside a transaction (a SQL function call); `opened.rel`
-        // stays open and locked for the rest of the load.
-        let opened = unsafe { open_checked(relid, columns) };
+        begin: impl FnOnce(usize) -> B,
+    ) -> (Target, LoadSpec, B) {
+        // SAFETY: backend thread, inside a transaction (a SQL function call or a COPY
+        // statement); `opened.rel` stays open and locked for the rest of the load.
+        let opened = unsafe { open_checked(relid, columns, front) };
         let spec = parse();
         // SAFETY: as above.
-        let target = unsafe { prepare(relid, opened, &spec) };
-        (target, spec)
+        let (target, begun) = unsafe { prepare(relid, opened, &spec, begin) };
+        (target, spec, begun)
     }
 
     /// The per-tuple memory context: converted values live here until their batch is inserted.
@@ -150,19 +156,30 @@ impl Target {
     }
 }
 
-/// Steps 1-5.
-///
-/// # Safety
-/// Backend thread, in a transaction.
-unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -> Opened {
-    // SAFETY: as the function's contract; the relation opened here stays open for the load.
+/// What `standard_ProcessUtility` checks before COPY runs: COPY FROM is "OK in a read-only
+/// transaction" for it (into a temporary table), so in read-only states it refuses only
+/// parallel mode and recovery here; `open_checked` refuses the rest as `DoCopy`.
+pub fn copy_gate() {
+    // SAFETY: backend thread; both functions raise COPY's errors or return.
     unsafe {
-        // COPY FROM is "OK in a read-only transaction" for standard_ProcessUtility (into a
-        // temporary table), so in read-only states it checks only these two here.
         if pg_sys::XactReadOnly || pg_sys::IsInParallelMode() {
             pg_sys::PreventCommandIfParallelMode(c"COPY".as_ptr());
             pg_sys::PreventCommandDuringRecovery(c"COPY".as_ptr());
         }
+    }
+}
+
+/// Steps 1-5.
+///
+/// # Safety
+/// Backend thread, in a transaction.
+unsafe fn open_checked(
+    relid: pg_sys::Oid,
+    columns: Option<&[Option<String>]>,
+    front: Front,
+) -> Opened {
+    // SAFETY: as the function's contract; the relation opened here stays open for the load.
+    unsafe {
         let rel = pg_sys::table_open(relid, pg_sys::RowExclusiveLock as i32);
         let relname = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
             .to_string_lossy()
@@ -184,9 +201,13 @@ unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -
         if pg_sys::check_enable_rls(relid, pg_sys::InvalidOid, false)
             == pg_sys::CheckEnableRlsResult::RLS_ENABLED as i32
         {
+            let msg = match front {
+                Front::Function => "fastcopy.load is not supported with row-level security",
+                Front::Statement => "COPY FROM not supported with row-level security",
+            };
             raise_hint(
                 PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                "fastcopy.load is not supported with row-level security",
+                msg,
                 "Use INSERT statements instead.",
             );
         }
@@ -206,7 +227,12 @@ unsafe fn open_checked(relid: pg_sys::Oid, columns: Option<&[Option<String>]>) -
 ///
 /// # Safety
 /// As `open_checked`; `opened` came from it.
-unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target {
+unsafe fn prepare<B>(
+    relid: pg_sys::Oid,
+    opened: Opened,
+    spec: &LoadSpec,
+    begin: impl FnOnce(usize) -> B,
+) -> (Target, B) {
     // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
     // executor state.
     unsafe {
@@ -222,6 +248,8 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
             volatile: false,
         };
         let (columns, fillers) = input_columns(rel, &relname, &indexes, spec, &mut defaults);
+        // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
+        let begun = begin(columns.len());
         let relkind = (*(*rel).rd_rel).relkind as u8;
         check_relkind(relkind, &relname);
         let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
@@ -252,7 +280,7 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
         let reader = spec.reader();
-        Target {
+        let target = Target {
             rel,
             relid,
             former: Former::new((*rel).rd_att),
@@ -271,7 +299,8 @@ unsafe fn prepare(relid: pg_sys::Oid, opened: Opened, spec: &LoadSpec) -> Target
             transition_capture,
             null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
             default_marker: reader.default.is_some(),
-        }
+        };
+        (target, begun)
     }
 }
 

@@ -1,0 +1,295 @@
+//! `COPY … FROM STDIN` from a remote client: the COPY-in sub-protocol as the server speaks it
+//! (`ReceiveCopyBegin` and `CopyGetData` in `copyfromparse.c`), feeding the reader thread.
+//!
+//! Only the backend thread may touch the client connection, so the backend reads the
+//! protocol messages and [`ClientPump`] hands their data to the reader thread through the
+//! bounded byte stream of `fastcopy_core::stream`; the reader decodes it as it decodes a
+//! file. The backend pumps between the row blocks it loads (`Blocks::next`), never blocking
+//! on a full stream, so neither thread waits for the other forever.
+//!
+//! Per message, as the server: cancel interrupts held while one message is read (an ERROR
+//! while a message is half read would lose protocol sync), the type byte, the message with
+//! the type's length limit, then CopyData (`d`) is data, CopyDone (`c`) the end, CopyFail
+//! (`f`) an ERROR with the client's text, Flush (`H`) and Sync (`S`) ignored, anything else
+//! an ERROR. Every ERROR is raised after the message was read completely; the server's main
+//! loop then ignores the CopyData/CopyDone/CopyFail messages still coming. Once the decoder
+//! has seen the end of the data (`\.`), the rest of the stream is read and thrown away up to
+//! CopyDone, as the server does.
+
+use crate::error::raise;
+use fastcopy_core::stream::{self, Refused, StreamReader, StreamWriter};
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::ffi::c_int;
+
+/// Data bytes gathered from CopyData messages before they go to the reader as one chunk
+/// (clients send anything from one row per message to 64 kB and more).
+const CHUNK: usize = 256 * 1024;
+/// Chunks in flight to the reader: with `CHUNK`, at most 2 MB of client data is buffered.
+const CHUNKS: usize = 8;
+/// `PQ_LARGE_MESSAGE_LIMIT` and `PQ_SMALL_MESSAGE_LIMIT` (libpq.h).
+const LARGE_MESSAGE_LIMIT: c_int = 0x3fff_ffff - 1;
+const SMALL_MESSAGE_LIMIT: c_int = 10000;
+
+mod pq {
+    use std::ffi::c_int;
+
+    /// The head of `PQcommMethods` (libpq.h; the same members from 15 to 18): only `flush`
+    /// is called.
+    #[repr(C)]
+    pub struct CommMethodsHead {
+        pub comm_reset: Option<unsafe extern "C-unwind" fn()>,
+        pub flush: Option<unsafe extern "C-unwind" fn() -> c_int>,
+    }
+
+    // libpq.h, not bound by pgrx. The declarations match the server's.
+    unsafe extern "C-unwind" {
+        pub fn pq_startmsgread();
+        pub fn pq_getbyte() -> c_int;
+        pub fn pq_getmessage(s: pgrx::pg_sys::StringInfo, maxlen: c_int) -> c_int;
+        pub static PqCommMethods: *const CommMethodsHead;
+    }
+}
+
+/// `ReceiveCopyBegin`: CopyInResponse for `natts` columns in text format, flushed.
+pub fn send_copy_in_response(natts: usize) {
+    // SAFETY: backend thread, the client is remote (the COPY hook takes STDIN only then); the
+    // StringInfo is pq_beginmessage's to fill and pq_endmessage's to send and free.
+    unsafe {
+        let mut buf = pg_sys::StringInfoData {
+            data: std::ptr::null_mut(),
+            len: 0,
+            maxlen: 0,
+            cursor: 0,
+        };
+        pg_sys::pq_beginmessage(&mut buf, b'G' as std::ffi::c_char);
+        pg_sys::pq_sendbyte(&mut buf, 0);
+        pg_sys::pq_sendint16(&mut buf, natts as u16);
+        for _ in 0..natts {
+            pg_sys::pq_sendint16(&mut buf, 0);
+        }
+        pg_sys::pq_endmessage(&mut buf);
+        flush();
+    }
+}
+
+/// `pq_flush()`.
+fn flush() {
+    // SAFETY: PqCommMethods is set for every backend with a client; its `flush` may raise
+    // (a COMMERROR is only logged; a FATAL on a dead socket longjmps), so it goes through
+    // pgrx's guard.
+    unsafe {
+        let methods = pq::PqCommMethods;
+        if let Some(f) = (*methods).flush {
+            pg_sys::ffi::pg_guard_ffi_boundary(|| f());
+        }
+    }
+}
+
+/// What one [`ClientPump::step`] did.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Step {
+    /// Read a message or handed data on: call again.
+    Moved,
+    /// The stream to the reader is full: load a block first.
+    Full,
+    /// CopyDone was read and the end handed on (or the reader no longer wants data).
+    Done,
+}
+
+/// The backend's side of a client stream.
+pub struct ClientPump {
+    /// `None` once the end was handed on, or the reader stopped reading.
+    writer: Option<StreamWriter>,
+    /// Data gathered, not yet handed on.
+    gathered: Vec<u8>,
+    /// A chunk the full stream refused.
+    pending: Option<Vec<u8>>,
+    /// CopyDone was read.
+    copy_done: bool,
+    msg: pg_sys::StringInfo,
+}
+
+impl ClientPump {
+    /// The pump and the reader's end of its stream.
+    pub fn new() -> (ClientPump, StreamReader) {
+        let (writer, reader) = stream::channel(CHUNKS);
+        // SAFETY: backend thread, in the load's memory context (freed with it).
+        let msg = unsafe { pg_sys::makeStringInfo() };
+        let pump = ClientPump {
+            writer: Some(writer),
+            gathered: Vec::with_capacity(CHUNK),
+            pending: None,
+            copy_done: false,
+            msg,
+        };
+        (pump, reader)
+    }
+
+    /// One step: hand on what is pending, else read the next message.
+    pub fn step(&mut self) -> Step {
+        if let Some(chunk) = self.pending.take() {
+            return self.offer(chunk);
+        }
+        if self.copy_done {
+            return self.end();
+        }
+        pgrx::check_for_interrupts!();
+        if self.read_message() {
+            if self.writer.is_some() {
+                // SAFETY: `msg` holds the CopyData message just read, and nothing else
+                // touches it until the next read.
+                let data = unsafe { message_bytes(self.msg) };
+                self.gathered.extend_from_slice(data);
+            }
+        } else {
+            self.copy_done = true;
+        }
+        if self.gathered.len() >= CHUNK || (self.copy_done && !self.gathered.is_empty()) {
+            let next = self.next_buffer();
+            let chunk = std::mem::replace(&mut self.gathered, next);
+            return self.offer(chunk);
+        }
+        Step::Moved
+    }
+
+    /// Reads and throws away the rest of the stream, up to CopyDone (after the decoder saw the
+    /// end of the data, as the server does).
+    pub fn drain(&mut self) {
+        self.writer = None;
+        self.pending = None;
+        while !self.copy_done {
+            pgrx::check_for_interrupts!();
+            if !self.read_message() {
+                self.copy_done = true;
+            }
+        }
+    }
+
+    fn next_buffer(&mut self) -> Vec<u8> {
+        let mut b = match &mut self.writer {
+            Some(w) => w.buffer(),
+            None => Vec::new(),
+        };
+        b.reserve(CHUNK);
+        b
+    }
+
+    fn offer(&mut self, chunk: Vec<u8>) -> Step {
+        let Some(w) = &mut self.writer else {
+            return if self.copy_done {
+                Step::Done
+            } else {
+                Step::Moved
+            };
+        };
+        match w.try_send(chunk) {
+            Ok(()) => Step::Moved,
+            Err(Refused::Full(c)) => {
+                self.pending = Some(c);
+                Step::Full
+            }
+            Err(Refused::Closed) => {
+                // the reader has what it needs (or stopped): the rest is read and dropped
+                self.writer = None;
+                Step::Moved
+            }
+        }
+    }
+
+    fn end(&mut self) -> Step {
+        let Some(w) = &mut self.writer else {
+            return Step::Done;
+        };
+        match w.try_finish() {
+            Ok(()) | Err(Refused::Closed) => {
+                self.writer = None;
+                Step::Done
+            }
+            Err(Refused::Full(_)) => Step::Full,
+        }
+    }
+
+    /// `CopyGetData` for one message: true for CopyData (its bytes in `msg`), false for
+    /// CopyDone; Flush and Sync are skipped; the rest are the server's errors, raised once the
+    /// message was read completely.
+    fn read_message(&mut self) -> bool {
+        loop {
+            // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
+            // server; nothing between pq_startmsgread and the end of pq_getmessage raises (a
+            // FATAL from the socket layer ends the connection, through pgrx's guard).
+            let (mtype, ok) = unsafe {
+                pg_sys::QueryCancelHoldoffCount += 1;
+                pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
+                let mtype = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte());
+                if mtype == libc::EOF {
+                    (mtype, false)
+                } else {
+                    let limit = match mtype as u8 {
+                        b'd' => LARGE_MESSAGE_LIMIT,
+                        b'c' | b'f' | b'H' | b'S' => SMALL_MESSAGE_LIMIT,
+                        _ => {
+                            // The server raises here, in the middle of the message: its
+                            // ERROR escalates to FATAL (protocol sync lost), as here.
+                            pg_sys::QueryCancelHoldoffCount -= 1;
+                            unexpected_message(mtype);
+                        }
+                    };
+                    let msg = self.msg;
+                    let r = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getmessage(msg, limit));
+                    (mtype, r != libc::EOF)
+                }
+            };
+            if !ok {
+                eof_error();
+            }
+            // SAFETY: RESUME_CANCEL_INTERRUPTS, pairing the increment above.
+            unsafe { pg_sys::QueryCancelHoldoffCount -= 1 };
+            match mtype as u8 {
+                b'd' => return true,
+                b'c' => return false,
+                b'f' => {
+                    // SAFETY: a complete CopyFail message; pq_getmsgstring reads its string.
+                    let text = unsafe {
+                        std::ffi::CStr::from_ptr(pg_sys::pq_getmsgstring(self.msg))
+                            .to_string_lossy()
+                            .into_owned()
+                    };
+                    raise(
+                        PgSqlErrorCode::ERRCODE_QUERY_CANCELED,
+                        format!("COPY from stdin failed: {text}"),
+                    );
+                }
+                // Flush and Sync: ignored, as the server does for clients that send them
+                _ => continue,
+            }
+        }
+    }
+}
+
+/// The bytes of the message in `msg`.
+///
+/// # Safety
+/// `msg` is a StringInfo pq_getmessage filled; the slice lives until it is reused.
+unsafe fn message_bytes<'a>(msg: pg_sys::StringInfo) -> &'a [u8] {
+    // SAFETY: as the function's contract: `data` holds `len` bytes.
+    unsafe { std::slice::from_raw_parts((*msg).data as *const u8, (*msg).len as usize) }
+}
+
+/// The server's error for a lost connection during COPY.
+fn eof_error() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_CONNECTION_FAILURE,
+        "unexpected EOF on client connection with an open transaction",
+    )
+}
+
+fn unexpected_message(mtype: c_int) -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_PROTOCOL_VIOLATION,
+        format!(
+            "unexpected message type 0x{:02X} during COPY from stdin",
+            mtype
+        ),
+    )
+}
