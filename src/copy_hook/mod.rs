@@ -29,7 +29,27 @@ pub fn install() {
     }
 }
 
-#[pg_guard]
+unsafe extern "C-unwind" {
+    /// `standard_ProcessUtility` without pgrx's FFI guard (see `process_utility`).
+    #[link_name = "standard_ProcessUtility"]
+    fn standard_process_utility(
+        pstmt: *mut pg_sys::PlannedStmt,
+        query_string: *const c_char,
+        read_only_tree: bool,
+        context: pg_sys::ProcessUtilityContext::Type,
+        params: pg_sys::ParamListInfo,
+        query_env: *mut pg_sys::QueryEnvironment,
+        dest: *mut pg_sys::DestReceiver,
+        qc: *mut pg_sys::QueryCompletion,
+    );
+}
+
+/// The hook. Not a `#[pg_guard]` function: a statement fastcopy does not take goes to the
+/// previous hook or `standard_ProcessUtility` exactly as if fastcopy were not there, and an
+/// ERROR there must reach the server untouched (pgrx's guard would rebuild it from a few of
+/// its fields, dropping the CONTEXT and the object names). So they are called directly, from
+/// this frame, which holds nothing to drop; only [`take_if_ours`] runs Rust code that may
+/// raise, behind its own guard.
 #[allow(clippy::too_many_arguments)]
 unsafe extern "C-unwind" fn process_utility(
     pstmt: *mut pg_sys::PlannedStmt,
@@ -41,51 +61,14 @@ unsafe extern "C-unwind" fn process_utility(
     dest: *mut pg_sys::DestReceiver,
     qc: *mut pg_sys::QueryCompletion,
 ) {
-    // SAFETY: the server's arguments; the statement is only read.
-    let stmt = unsafe { copy_stmt(pstmt) };
-    if let Some(stmt) = stmt {
-        let mode = guc::copy_from();
-        if mode != CopyFrom::Off {
-            // SAFETY: backend thread, in the statement's transaction.
-            match unsafe { claim::claim(stmt) } {
-                Ok(claim) => {
-                    let rows = take(claim);
-                    if !qc.is_null() {
-                        // SAFETY: the server's completion record for this statement.
-                        unsafe {
-                            (*qc).commandTag = pg_sys::CommandTag::CMDTAG_COPY;
-                            (*qc).nprocessed = rows;
-                        }
-                    }
-                    return;
-                }
-                Err(reason) if mode == CopyFrom::Require => raise(
-                    PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                    format!("fastcopy cannot take this COPY: {reason}"),
-                ),
-                Err(reason) => {
-                    pgrx::debug1!("fastcopy hands this COPY to the server: {reason}");
-                }
-            }
-        }
-    }
-    // SAFETY: the server's arguments, passed on unchanged; the previous hook is called
-    // through pgrx's guard (standard_ProcessUtility is guarded by its binding).
+    // SAFETY: the server's arguments; `take_if_ours` only reads the statement, and the
+    // previous hook gets them unchanged.
     unsafe {
+        if take_if_ours(pstmt, qc) {
+            return;
+        }
         match PREV {
-            Some(prev) => pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                prev(
-                    pstmt,
-                    query_string,
-                    read_only_tree,
-                    context,
-                    params,
-                    query_env,
-                    dest,
-                    qc,
-                )
-            }),
-            None => pg_sys::standard_ProcessUtility(
+            Some(prev) => prev(
                 pstmt,
                 query_string,
                 read_only_tree,
@@ -95,6 +78,55 @@ unsafe extern "C-unwind" fn process_utility(
                 dest,
                 qc,
             ),
+            None => standard_process_utility(
+                pstmt,
+                query_string,
+                read_only_tree,
+                context,
+                params,
+                query_env,
+                dest,
+                qc,
+            ),
+        }
+    }
+}
+
+/// Runs the statement if fastcopy takes it (true), else says why not (false; with
+/// `require`, an ERROR).
+#[pg_guard]
+unsafe extern "C-unwind" fn take_if_ours(
+    pstmt: *mut pg_sys::PlannedStmt,
+    qc: *mut pg_sys::QueryCompletion,
+) -> bool {
+    // SAFETY: the server's statement, only read.
+    let Some(stmt) = (unsafe { copy_stmt(pstmt) }) else {
+        return false;
+    };
+    let mode = guc::copy_from();
+    if mode == CopyFrom::Off {
+        return false;
+    }
+    // SAFETY: backend thread, in the statement's transaction.
+    match unsafe { claim::claim(stmt) } {
+        Ok(claim) => {
+            let rows = take(claim);
+            if !qc.is_null() {
+                // SAFETY: the server's completion record for this statement.
+                unsafe {
+                    (*qc).commandTag = pg_sys::CommandTag::CMDTAG_COPY;
+                    (*qc).nprocessed = rows;
+                }
+            }
+            true
+        }
+        Err(reason) if mode == CopyFrom::Require => raise(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            format!("fastcopy cannot take this COPY: {reason}"),
+        ),
+        Err(reason) => {
+            pgrx::debug1!("fastcopy hands this COPY to the server: {reason}");
+            false
         }
     }
 }

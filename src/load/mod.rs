@@ -131,6 +131,9 @@ pub fn run(
         let guard = ContextGuard::push(&pos);
         let mut loader = Loader::new(&target, &spec, &pos, &progress);
         loop {
+            // while the next block comes (and a client stream is read), an error is about
+            // the line after the last one loaded, without its text (COPY: while reading)
+            pos.at_line(block.rows().last().map_or(0, |r| r.line_no()) + 1);
             let done = std::mem::replace(&mut block, blocks.next());
             if !done.is_placeholder() {
                 blocks.recycle(done);

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# COPY … FROM statements through fastcopy (fastcopy.copy_from), with real clients: the load
+# corpus through psql STDIN (off vs require: the same tables or the same errors), the COPY-in
+# protocol byte by byte (copy_protocol.py), the command
+# tag, hand-over reasons, privileges of a non-superuser, pgbench -i (FREEZE), a client that
+# cancels (CopyFail) or dies mid-stream, progress of a stream, and the connection staying
+# usable after a failed COPY.
+# Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
+#   pgrx-tests/sessions/copy_hook_sessions.sh 17
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/../.."
+m=${1:?major}
+. scripts/session_lib.sh
+scripts/cluster.sh start "$m" >/dev/null
+bindir=$(dirname "$(pg_config_for "$m")")
+sock=(-h "$FASTCOPY_RUN" -p "54$m")
+on="-c session_preload_libraries=fastcopy -c fastcopy.copy_from"
+# psql_as MODE [psql args]: a session with fastcopy.copy_from = MODE (off: the library not even loaded)
+psql_as() {
+  local mode=$1; shift
+  if [ "$mode" = off ]; then PGOPTIONS="" psql "$@"; else PGOPTIONS="$on=$mode" psql "$@"; fi
+}
+psql -v ON_ERROR_STOP=1 <<SQL >/dev/null
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS fastcopy CASCADE;
+CREATE EXTENSION fastcopy;
+DROP TABLE IF EXISTS hk, hk2;
+CREATE TABLE hk (a int PRIMARY KEY, b text);
+CREATE TABLE hk2 (a int, b text);
+SQL
+
+# 1. the corpus, off vs require
+python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" "${sock[@]}" -U postgres || fail=1
+
+# 1b. the protocol byte by byte: tiny messages, Flush/Sync, CopyFail, an unexpected message
+python3 pgrx-tests/sessions/copy_protocol.py "$FASTCOPY_RUN" "54$m" || fail=1
+
+# 2. the command tag counts the rows, as COPY's
+psql -c "TRUNCATE hk"
+tag=$(printf '1\tx\n2\ty\n3\tz\n' | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -c "COPY hk FROM STDIN")
+check "command tag of a taken COPY: $tag" '[ "$tag" = "COPY 3" ]'
+
+# 3. hand-overs: with on the server's COPY runs (same outcome as off), with require the
+# ERROR says why
+for stmt in "COPY hk FROM STDIN WHERE a > 1|WHERE clause" \
+            "COPY hk TO STDOUT|COPY TO" \
+            "COPY hk FROM PROGRAM 'cat /dev/null'|program" \
+            "COPY hk FROM STDIN (FORMAT binary)|options are invalid" \
+            "COPY hk FROM STDIN (HEADER match)|value of option \"header\"" \
+            "COPY hk FROM STDIN (ENCODING 'LATIN1')|encoding conversion"; do
+  sql=${stmt%%|*}; why=${stmt##*|}
+  req=$(printf '5\tq\n' | psql_as require -c "TRUNCATE hk" -c "$sql" 2>&1 >/dev/null)
+  a=$(printf '5\tq\n' | psql_as off -c "TRUNCATE hk" -c "$sql" -c "SELECT count(*) FROM hk" 2>&1)
+  b=$(printf '5\tq\n' | psql_as on -c "TRUNCATE hk" -c "$sql" -c "SELECT count(*) FROM hk" 2>&1)
+  check "handed over ($why): require says so, on = off" \
+    '[[ "$req" == *"fastcopy cannot take this COPY"*"$why"* ]] && [ "$a" = "$b" ]' "require: $req | off: $a | on: $b"
+done
+req=$(psql_as require -c "LOAD 'fastcopy'" -c "SELECT fastcopy.load('hk', '/nonexistent')" 2>&1 >/dev/null)
+check "fastcopy.load is not a COPY statement (not handed over): $req" '[[ "$req" == *"could not open file"* ]]'
+
+# 4. a non-superuser: STDIN with INSERT works, a file is refused with COPY's message, a table
+# without INSERT too
+psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages = warning;
+DO $$ BEGIN
+  IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'hk_user') THEN DROP OWNED BY hk_user; DROP ROLE hk_user; END IF;
+END $$;
+CREATE ROLE hk_user LOGIN;
+-- how a DBA turns it on for a role that may not load libraries itself
+ALTER ROLE hk_user SET session_preload_libraries = 'fastcopy';
+GRANT USAGE ON SCHEMA public TO hk_user;
+GRANT INSERT ON hk2 TO hk_user;
+GRANT INSERT (a) ON hk TO hk_user;
+SQL
+as_user() { PGOPTIONS="-c fastcopy.copy_from=$2" "$bindir/psql" "${sock[@]}" -U hk_user -d postgres -X -qAt -c "$1" 2>&1; }
+r=$(printf '7\tu\n' | as_user "COPY hk2 FROM STDIN" require; psql -c "SELECT count(*) FROM hk2 WHERE a = 7")
+check "non-superuser COPY FROM STDIN with INSERT: $r" '[ "$r" = 1 ]'
+for stmt in "COPY hk2 FROM '/etc/hostname'|a file" "COPY hk FROM STDIN|a table without INSERT" \
+            "COPY hk (b) FROM STDIN|a column without INSERT"; do
+  sql=${stmt%%|*}; what=${stmt##*|}
+  a=$(printf '8\tu\n' | as_user "$sql" off); b=$(printf '8\tu\n' | as_user "$sql" require)
+  check "non-superuser, $what: COPY's error ($b)" '[ "$a" = "$b" ] && [[ "$a" == *"ERROR:  permission denied"* ]]' "off: $a | require: $b"
+done
+r=$(printf '9\n' | as_user "COPY hk (a) FROM STDIN" require; psql -c "SELECT count(*) FROM hk WHERE a = 9")
+check "non-superuser with INSERT on the listed column: loaded ($r)" '[ "$r" = 1 ]'
+
+# 5. pgbench -i (COPY ... FROM STDIN WITH (FREEZE ON)): the same tables with the switch off and on
+sum() { psql -c "SELECT md5(string_agg(t::text, ',' ORDER BY aid)) FROM pgbench_accounts t"; }
+PGOPTIONS="" "$bindir/pgbench" "${sock[@]}" -U postgres -i -s 2 -q postgres >/dev/null 2>&1; a=$(sum)
+PGOPTIONS="$on=require" "$bindir/pgbench" "${sock[@]}" -U postgres -i -s 2 -q postgres >/dev/null 2>&1; b=$(sum)
+frozen=$(psql -c "CREATE EXTENSION IF NOT EXISTS pg_visibility" -c "SELECT count(*) FILTER (WHERE all_frozen) > 0 FROM pg_visibility_map('pgbench_accounts')" 2>/dev/null | tail -1)
+check "pgbench -i -s 2 (FREEZE): same pgbench_accounts on and off, frozen pages ($frozen)" '[ -n "$a" ] && [ "$a" = "$b" ] && [ "$frozen" = t ]'
+
+# 6. a client that cancels mid-stream (psql sends CopyFail): COPY's error, nothing loaded,
+# and a client that dies mid-stream: nothing loaded, the backend gone, the server up
+slow() { for i in $(seq 1 200000); do printf '%d\tslow\n' "$i"; [ $((i % 20000)) = 0 ] && sleep 0.3; done; }
+cancel_once() {
+  psql -c "TRUNCATE hk2" >/dev/null
+  (slow | psql_as "$1" -c "COPY hk2 FROM STDIN" 2>&1) & local p=$!
+  sleep 1; pkill -INT -f "psql.*COPY hk2 FROM STDIN" ; wait $p
+}
+# where the cancel lands differs from run to run: compare without line numbers
+cancel_out() { cancel_once "$1" | sed -E 's/line [0-9]+/line N/'; }
+a=$(cancel_out off); b=$(cancel_out require); n=$(psql -c "SELECT count(*) FROM hk2")
+check "client cancel (CopyFail): COPY's error ($b), nothing loaded" '[ "$a" = "$b" ] && [[ "$b" == *"COPY from stdin failed"* ]] && [ "$n" = 0 ]' "off: $a | require: $b"
+(slow | psql_as require -c "COPY hk2 FROM STDIN" >/dev/null 2>&1) &
+sleep 1; pkill -KILL -f "psql.*COPY hk2 FROM STDIN"; wait 2>/dev/null
+for i in $(seq 1 50); do
+  left=$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY hk2%'")
+  [ "$left" = 0 ] && break; sleep 0.1
+done
+n=$(psql -c "SELECT count(*) FROM hk2")
+check "client killed mid-stream: nothing loaded ($n), its backend gone ($left left), server up" '[ "$n" = 0 ] && [ "$left" = 0 ]'
+
+# 7. progress of a stream: type PIPE, tuples growing
+psql -c "TRUNCATE hk2" >/dev/null
+(slow | psql_as require -c "COPY hk2 FROM STDIN" >/dev/null 2>&1) & p=$!
+seen=""
+for i in $(seq 1 100); do
+  seen=$(psql -c "SELECT tuples_processed FROM pg_stat_progress_copy WHERE relid = 'hk2'::regclass AND type = 'PIPE' AND tuples_processed > 0")
+  [ -n "$seen" ] && break; sleep 0.05
+done
+wait $p
+n=$(psql -c "SELECT count(*) FROM hk2")
+check "pg_stat_progress_copy of a stream: type PIPE ($seen rows so far), all $n rows loaded" '[ -n "$seen" ] && [ "$n" = 200000 ]'
+
+# 8. after a failed COPY the session goes on
+out=$(printf '1\tx\n1\ty\n' | psql_as require -c "TRUNCATE hk" -c "COPY hk FROM STDIN" 2>&1; psql_as require -c "SELECT count(*) FROM hk")
+check "a failed COPY (unique violation) leaves the connection usable" '[[ "$out" == *"duplicate key"* ]] && [[ "$out" == *0 ]]' "$out"
+r=$(printf '1\tx\n1\ty\n' | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -qAt -c "COPY hk FROM STDIN" -c "SELECT 'next'" 2>&1)
+check "the next statement of the same session runs" '[[ "$r" == *next* ]] && [[ "$r" == *"duplicate key"* ]]' "$r"
+
+exit $fail
