@@ -260,6 +260,19 @@ pub fn input_failed() -> bool {
     IN_INPUT.swap(false, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// `pg_char_to_encoding`: the encoding id of a name, -1 if there is none (17 exports it as
+/// `pg_char_to_encoding_private`, behind a macro of the old name). Does not raise.
+pub fn encoding_id(name: &std::ffi::CStr) -> std::ffi::c_int {
+    // SAFETY: a lookup in the encoding name table; `name` is NUL-terminated.
+    unsafe {
+        #[cfg(any(feature = "pg15", feature = "pg16"))]
+        let id = pg_sys::pg_char_to_encoding(name.as_ptr());
+        #[cfg(not(any(feature = "pg15", feature = "pg16")))]
+        let id = pg_sys::pg_char_to_encoding_private(name.as_ptr());
+        id
+    }
+}
+
 /// Runs `f` in a subtransaction: committed into the caller's transaction when `f` returns,
 /// rolled back when it raises an ERROR, which is returned. Memory context and resource owner
 /// are the caller's again afterwards, as in PL/pgSQL's exception blocks.

@@ -92,6 +92,52 @@ PGOPTIONS="$on=require" "$bindir/pgbench" "${sock[@]}" -U postgres -i -s 2 -q po
 frozen=$(psql -c "CREATE EXTENSION IF NOT EXISTS pg_visibility" -c "SELECT count(*) FILTER (WHERE all_frozen) > 0 FROM pg_visibility_map('pgbench_accounts')" 2>/dev/null | tail -1)
 check "pgbench -i -s 2 (FREEZE): same pgbench_accounts on and off, frozen pages ($frozen)" '[ -n "$a" ] && [ "$a" = "$b" ] && [ "$frozen" = t ]'
 
+# 5b. pg_dump / pg_restore (and a plain dump through psql) of a database with many types,
+# indexes, a foreign key, partitions, generated and identity columns: restored with
+# fastcopy.copy_from = require, every table equals the source
+dbq() { PGOPTIONS="" "$bindir/psql" "${sock[@]}" -U postgres -X -qAt -v ON_ERROR_STOP=1 -d "$@"; }
+psql -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS hk_src" -c "CREATE DATABASE hk_src" >/dev/null
+dbq hk_src >/dev/null <<'SQL'
+CREATE EXTENSION fastcopy;
+CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy');
+CREATE TABLE parent (id int PRIMARY KEY, name text UNIQUE);
+CREATE TABLE kinds (
+  id int GENERATED ALWAYS AS IDENTITY PRIMARY KEY, parent int REFERENCES parent,
+  i2 int2, i8 int8, n numeric(20,5), f4 float4, f8 float8, b bool, t text, vc varchar(10),
+  by bytea, d date, ts timestamp, tz timestamptz, iv interval, j json, jb jsonb, a int[],
+  ta text[], u uuid, ip inet, m mood, doubled int GENERATED ALWAYS AS (i2 * 2) STORED);
+CREATE INDEX ON kinds (t);
+CREATE TABLE parted (k int, v text) PARTITION BY RANGE (k);
+CREATE TABLE parted_lo PARTITION OF parted FOR VALUES FROM (MINVALUE) TO (1000);
+CREATE TABLE parted_hi PARTITION OF parted FOR VALUES FROM (1000) TO (MAXVALUE);
+INSERT INTO parent SELECT g, 'p' || g FROM generate_series(1, 100) g;
+INSERT INTO kinds (parent, i2, i8, n, f4, f8, b, t, vc, by, d, ts, tz, iv, j, jb, a, ta, u, ip, m)
+SELECT 1 + g % 100, (g % 30000)::int2, g::int8 * 1000003, g / 7.0, g / 3.0, g / 9.0, g % 2 = 0,
+       CASE g % 5 WHEN 0 THEN NULL WHEN 1 THEN E'tab\there' WHEN 2 THEN E'line\nbreak\\back' WHEN 3 THEN 'ünïcödé €' ELSE '' END,
+       left(md5(g::text), 10), decode(md5(g::text), 'hex'), date '2000-01-01' + g,
+       timestamp '2020-01-01' + g * interval '1 min', timestamptz '2020-01-01 00:00+02' + g * interval '1 h',
+       g * interval '1 s', json_build_object('g', g), jsonb_build_object('k', g, 'a', ARRAY[g, -g]),
+       ARRAY[g, NULL, -g], ARRAY['x', NULL, E'q"u\\o'], md5(g::text)::uuid, ('10.0.' || g % 256 || '.1')::inet,
+       (ARRAY['sad', 'ok', 'happy'])[1 + g % 3]::mood
+FROM generate_series(1, 20000) g;
+INSERT INTO parted SELECT g, 'v' || g FROM generate_series(1, 3000) g;
+SQL
+sig() { dbq "$1" -c "SELECT string_agg(c || ':' || n || ':' || md5, ' ' ORDER BY c) FROM (
+  SELECT 'parent' c, count(*) n, md5(string_agg(t::text, ',' ORDER BY t::text)) FROM parent t UNION ALL
+  SELECT 'kinds', count(*), md5(string_agg(t::text, ',' ORDER BY t::text)) FROM kinds t UNION ALL
+  SELECT 'parted_lo', count(*), md5(string_agg(t::text, ',' ORDER BY t::text)) FROM parted_lo t UNION ALL
+  SELECT 'parted_hi', count(*), md5(string_agg(t::text, ',' ORDER BY t::text)) FROM parted_hi t) s"; }
+"$bindir/pg_dump" "${sock[@]}" -U postgres -Fc -f "$FASTCOPY_RUN/hk-$m.dump" hk_src
+psql -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS hk_dst" -c "CREATE DATABASE hk_dst" >/dev/null
+r=$(PGOPTIONS="$on=require" "$bindir/pg_restore" "${sock[@]}" -U postgres --exit-on-error -d hk_dst "$FASTCOPY_RUN/hk-$m.dump" 2>&1)
+a=$(sig hk_src); b=$(sig hk_dst)
+check "pg_restore with require: every table equals the source ($(wc -c <"$FASTCOPY_RUN/hk-$m.dump") byte dump)" '[ -z "$r" ] && [[ "$a" == *kinds:20000:* ]] && [ "$a" = "$b" ]' "restore: $r | src: $a | dst: $b"
+psql -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS hk_dst" -c "CREATE DATABASE hk_dst" >/dev/null
+r=$("$bindir/pg_dump" "${sock[@]}" -U postgres -Fp hk_src | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -q -v ON_ERROR_STOP=1 -d hk_dst 2>&1 >/dev/null)
+b=$(sig hk_dst)
+check "a plain dump through psql with require: every table equals the source" '[ -z "$r" ] && [ "$a" = "$b" ]' "psql: $r | src: $a | dst: $b"
+psql -c "DROP DATABASE hk_src" -c "DROP DATABASE hk_dst" >/dev/null
+
 # 6. a client that cancels mid-stream (psql sends CopyFail): COPY's error, nothing loaded,
 # and a client that dies mid-stream: nothing loaded, the backend gone, the server up
 slow() { for i in $(seq 1 200000); do printf '%d\tslow\n' "$i"; [ $((i % 20000)) = 0 ] && sleep 0.3; done; }

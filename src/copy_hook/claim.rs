@@ -407,10 +407,10 @@ unsafe fn names_of(node: *mut pg_sys::Node) -> Option<Vec<Option<String>>> {
 unsafe fn each_option(
     list: *mut pg_sys::List,
 ) -> impl Iterator<Item = (String, *mut pg_sys::Node)> {
-    // SAFETY: as the function's contract.
     let n = if list.is_null() {
         0
     } else {
+        // SAFETY: as the function's contract.
         unsafe { pg_sys::list_length(list) }
     };
     (0..n).map(move |i| {
@@ -505,7 +505,7 @@ unsafe fn check_encoding(option: Option<String>) -> Result<(), HandOver> {
             Some(name) => {
                 let c =
                     std::ffi::CString::new(name.as_str()).map_err(|_| HandOver::OptionsRejected)?;
-                pg_sys::pg_char_to_encoding_private(c.as_ptr())
+                crate::compat::encoding_id(&c)
             }
             None => pg_sys::pg_get_client_encoding(),
         };

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# COPY statements from real clients, fastcopy.copy_from off vs on, alternating in one server
+# (release build): wall time measured around the client.
+#   1. psql \copy of lotsaints (2,000,000 rows of three ints, UNLOGGED table, client-side file);
+#   2. pgbench -i -s $SCALE: pgbench's own "generate" time (COPY pgbench_accounts FROM STDIN
+#      WITH (FREEZE ON)), taken from its -q output;
+#   3. pg_restore of a dump of several tables (~DUMP_ROWS rows in all, indexes and a foreign key
+#      created after the data, as pg_dump orders it), total wall time, into a fresh database.
+# Median of per-round ratios off/on (> 1: on is faster). Writes bench/results/client.md.
+#   bench/client.sh [majors...]     ROUNDS=5 SCALE=50 DUMP_ROWS=20000000 by default
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+. bench/lib.sh
+majors=($(bench_majors "$@"))
+rounds=${ROUNDS:-5}
+scale=${SCALE:-50}
+dump_rows=${DUMP_ROWS:-20000000}
+out=bench/results/client.md
+mkdir -p bench/results
+tmp=$(mktemp)
+on_opts="-c fastcopy.copy_from=on"
+# ms COMMAND...: wall time of a command, in ms
+ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
+for m in "${majors[@]}"; do
+  use_major "$m"
+  bindir=$(dirname "$(pg_config_for "$m")")
+  conn=(-h "$FASTCOPY_RUN" -p "54$m" -U postgres)
+  # every session loads the library, so that the only difference is the setting
+  psql -c "ALTER SYSTEM SET session_preload_libraries = 'fastcopy'" -c "SELECT pg_reload_conf()" >/dev/null
+  data=$(lotsaints_data)
+  client_copy="$FASTCOPY_RUN/client-lotsaints.copy"; cp "$data" "$client_copy"; chmod a+r "$client_copy"
+  psql -c "DROP TABLE IF EXISTS cl_lots" -c "CREATE UNLOGGED TABLE cl_lots (a int, b int, c int)"
+  copy_ratios=(); copy_off=(); copy_on=()
+  pgb_ratios=(); pgb_off=(); pgb_on=()
+  for r in $(seq 0 "$rounds"); do
+    for mode in $(random_order 2 "$m$r"); do
+      opts=""; [ "$mode" = 1 ] && opts=$on_opts
+      psql -c "TRUNCATE cl_lots"
+      t=$(PGOPTIONS="$opts" ms "$bindir/psql" "${conn[@]}" -X -q -c "\\copy cl_lots FROM '$client_copy'")
+      if [ "$mode" = 1 ]; then t_on=$t; else t_off=$t; fi
+    done
+    for mode in $(random_order 2 "p$m$r"); do
+      opts=""; [ "$mode" = 1 ] && opts=$on_opts
+      g=$(PGOPTIONS="$opts" "$bindir/pgbench" "${conn[@]}" -i -q -s "$scale" postgres 2>&1 |
+          sed -nE 's/.*client-side generate ([0-9.]+) s.*/\1/p')
+      g=$(awk -v s="$g" 'BEGIN {printf "%.0f", s * 1000}')
+      if [ "$mode" = 1 ]; then g_on=$g; else g_off=$g; fi
+    done
+    echo "pg$m round $r: \\copy off ${t_off} ms, on ${t_on} ms; pgbench -i -s $scale generate off ${g_off} ms, on ${g_on} ms"
+    if [ "$r" -gt 0 ]; then
+      copy_off+=("$t_off"); copy_on+=("$t_on"); copy_ratios+=("$(ratio "$t_off" "$t_on")")
+      pgb_off+=("$g_off"); pgb_on+=("$g_on"); pgb_ratios+=("$(ratio "$g_off" "$g_on")")
+    fi
+  done
+  # pg_restore: a source database, dumped once; each round restores it into a fresh database
+  dump="$FASTCOPY_RUN/client-$m.dump"
+  if [ ! -f "$dump" ]; then
+    psql -c "DROP DATABASE IF EXISTS cl_src" -c "CREATE DATABASE cl_src"
+    "$bindir/psql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 -d cl_src <<SQL
+CREATE EXTENSION fastcopy;
+CREATE TABLE customers (id int PRIMARY KEY, name text, created date);
+CREATE TABLE orders (id bigint PRIMARY KEY, customer int REFERENCES customers, amount numeric(12,2), placed timestamptz, note text);
+CREATE TABLE events (id bigint, kind int, payload text);
+CREATE INDEX ON events (kind);
+INSERT INTO customers SELECT g, 'customer ' || g, date '2020-01-01' + g % 1000 FROM generate_series(1, $dump_rows / 20) g;
+INSERT INTO orders SELECT g, 1 + g % ($dump_rows / 20), (g % 100000) / 100.0, timestamptz '2024-01-01' + g * interval '1 s', CASE WHEN g % 7 = 0 THEN 'gift' END FROM generate_series(1, $dump_rows / 2) g;
+INSERT INTO events SELECT g, g % 17, md5(g::text) FROM generate_series(1, $dump_rows * 9 / 20) g;
+SQL
+    "$bindir/pg_dump" "${conn[@]}" -Fc -f "$dump" cl_src
+  fi
+  dump_mb=$(( $(psql -c "SELECT pg_database_size('cl_src')" 2>/dev/null || echo 0) / 1048576 ))
+  rs_ratios=(); rs_off=(); rs_on=()
+  for r in $(seq 1 "$rounds"); do
+    for mode in $(random_order 2 "r$m$r"); do
+      opts=""; [ "$mode" = 1 ] && opts=$on_opts
+      psql -c "DROP DATABASE IF EXISTS cl_dst" -c "CREATE DATABASE cl_dst"
+      psql -c "CHECKPOINT"
+      t=$(PGOPTIONS="$opts" ms "$bindir/pg_restore" "${conn[@]}" -d cl_dst "$dump")
+      if [ "$mode" = 1 ]; then r_on=$t; else r_off=$t; fi
+    done
+    echo "pg$m pg_restore round $r: off ${r_off} ms, on ${r_on} ms"
+    rs_off+=("$r_off"); rs_on+=("$r_on"); rs_ratios+=("$(ratio "$r_off" "$r_on")")
+  done
+  same=$(psql -d cl_dst -c "SELECT (SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM orders t)" 2>/dev/null || true)
+  src=$("$bindir/psql" "${conn[@]}" -X -qAt -d cl_src -c "SELECT (SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM orders t)")
+  [ "$same" = "$src" ] || { echo "client: restored orders differ from the source on pg$m"; exit 1; }
+  psql -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
+  version=$(psql -c "SHOW server_version")
+  printf '| %s | %s | %s | **%s×** | %s | %s | **%s×** | %s | %s | **%s×** |\n' "$version" \
+    "$(median "${copy_off[@]}")" "$(median "${copy_on[@]}")" "$(median "${copy_ratios[@]}")" \
+    "$(median "${pgb_off[@]}")" "$(median "${pgb_on[@]}")" "$(median "${pgb_ratios[@]}")" \
+    "$(median "${rs_off[@]}")" "$(median "${rs_on[@]}")" "$(median "${rs_ratios[@]}")" >> "$tmp"
+  echo "pg$m: $(tail -1 "$tmp")"
+done
+{
+  echo "# COPY statements from clients: fastcopy.copy_from off vs on"
+  echo
+  echo "Wall time around the client, ms; off and on alternate in random order, $rounds rounds (after one warm-up for"
+  echo "\\copy and pgbench); speed-up = median of per-round off/on ratios. psql \\copy: lotsaints (2,000,000 rows of"
+  echo "three ints, UNLOGGED). pgbench -i -s $scale: its \"generate\" time (COPY pgbench_accounts FROM STDIN WITH (FREEZE ON)"
+  echo "of $((scale * 100000)) rows). pg_restore: a custom-format dump of three tables ($dump_rows rows, about ${dump_mb} MB"
+  echo "as a database; primary keys, a foreign key and an index created after the data), into a fresh database."
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
+  echo "Run: \`make bench-client\` ($(date -u +%Y-%m-%d))."
+  echo
+  echo "| PostgreSQL | \\copy off | \\copy on | speed-up | pgbench -i generate off | on | speed-up | pg_restore off | on | speed-up |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
+  cat "$tmp"
+} > "$out"
+rm -f "$tmp"
+cat "$out"
