@@ -86,4 +86,10 @@ if [ ! -f "$cfg" ] || ! diff -q <(grep '^pg1[5-8] = ' "$cfg" | sort) <(echo "$wa
   cargo pgrx init --pg15 "$(pg_config_for 15)" --pg16 "$(pg_config_for 16)" --pg17 "$(pg_config_for 17)" \
     --pg18 "$(pg_config_for 18)" >/dev/null
 fi
+# 6. psycopg 3 (from PyPI) for the driver test of the COPY hook, in a directory of its own -------
+if ! PYTHONPATH="$FASTCOPY_PY" python3 -c "import psycopg" 2>/dev/null; then
+  log "pip install psycopg[binary] into $FASTCOPY_PY"
+  python3 -m pip install --quiet --disable-pip-version-check --root-user-action=ignore \
+    --break-system-packages --target "$FASTCOPY_PY" "psycopg[binary]==3.3.9"
+fi
 log "ready (PostgreSQL trees under $FASTCOPY_PG_ROOT, cluster user $FASTCOPY_USER)"

@@ -36,6 +36,9 @@ python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" "${sock[@]}"
 # 1b. the protocol byte by byte: tiny messages, Flush/Sync, CopyFail, an unexpected message
 python3 pgrx-tests/sessions/copy_protocol.py "$FASTCOPY_RUN" "54$m" || fail=1
 
+# 1c. a driver: psycopg 3 (scripts/setup.sh installs it), many small CopyData messages, CopyFail
+PYTHONPATH="$FASTCOPY_PY" python3 pgrx-tests/sessions/copy_psycopg.py "$FASTCOPY_RUN" "54$m" || fail=1
+
 # 2. the command tag counts the rows, as COPY's
 psql -c "TRUNCATE hk"
 tag=$(printf '1\tx\n2\ty\n3\tz\n' | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -c "COPY hk FROM STDIN")
@@ -210,5 +213,17 @@ out=$(printf '1\tx\n1\ty\n' | psql_as require -c "TRUNCATE hk" -c "COPY hk FROM 
 check "a failed COPY (unique violation) leaves the connection usable" '[[ "$out" == *"duplicate key"* ]] && [[ "$out" == *0 ]]' "$out"
 r=$(printf '1\tx\n1\ty\n' | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -qAt -c "COPY hk FROM STDIN" -c "SELECT 'next'" 2>&1)
 check "the next statement of the same session runs" '[[ "$r" == *next* ]] && [[ "$r" == *"duplicate key"* ]]' "$r"
+
+# 9. pg_stat_statements counts the rows of a taken COPY when fastcopy is listed before it
+# (its hook then runs outside fastcopy's); the server restarted with both preloaded
+psql -c "ALTER SYSTEM SET shared_preload_libraries = fastcopy, pg_stat_statements" >/dev/null
+scripts/cluster.sh stop "$m"; scripts/cluster.sh start "$m" >/dev/null
+psql -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS pg_stat_statements" -c "SELECT pg_stat_statements_reset()" -c "TRUNCATE hk2" >/dev/null
+printf '1\ta\n2\tb\n3\tc\n4\td\n' | PGOPTIONS="-c fastcopy.copy_from=require" psql -c "COPY hk2 FROM STDIN"
+counted=$(psql -c "SELECT rows FROM pg_stat_statements WHERE query LIKE 'COPY hk2 FROM STDIN%'")
+n=$(psql -c "SELECT count(*) FROM hk2")
+psql -c "ALTER SYSTEM RESET shared_preload_libraries" >/dev/null
+scripts/cluster.sh stop "$m"; scripts/cluster.sh start "$m" >/dev/null
+check "shared_preload_libraries = 'fastcopy, pg_stat_statements': the COPY's rows counted ($counted of $n)" '[ "$counted" = 4 ] && [ "$n" = 4 ]'
 
 exit $fail
