@@ -7,7 +7,8 @@
 #   3. pg_restore of a dump of several tables (~DUMP_ROWS rows in all, indexes and a foreign key
 #      created after the data, as pg_dump orders it), total wall time, into a fresh database.
 # Median of per-round ratios off/on (> 1: on is faster). Writes bench/results/client.md.
-#   bench/client.sh [majors...]     ROUNDS=5 SCALE=50 DUMP_ROWS=20000000 by default
+#   bench/client.sh [majors...]     ROUNDS=5 SCALE=50 DUMP_ROWS=20000000 by default; RESTORE=0
+#                                   leaves out the pg_restore part
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -17,7 +18,7 @@ majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-5}
 scale=${SCALE:-50}
 dump_rows=${DUMP_ROWS:-20000000}
-out=bench/results/client.md
+out=${OUT:-bench/results/client.md}
 mkdir -p bench/results
 tmp=$(mktemp)
 on_opts="-c fastcopy.copy_from=on"
@@ -54,6 +55,9 @@ for m in "${majors[@]}"; do
       pgb_off+=("$g_off"); pgb_on+=("$g_on"); pgb_ratios+=("$(ratio "$g_off" "$g_on")")
     fi
   done
+  rs_ratios=(–); rs_off=(–); rs_on=(–); dump_mb=0
+  if [ "${RESTORE:-1}" = 1 ]; then
+  rs_ratios=(); rs_off=(); rs_on=()
   # pg_restore: a source database, dumped once; each round restores it into a fresh database
   dump="$FASTCOPY_RUN/client-$m.dump"
   if [ ! -f "$dump" ]; then
@@ -71,7 +75,6 @@ SQL
     "$bindir/pg_dump" "${conn[@]}" -Fc -f "$dump" cl_src
   fi
   dump_mb=$(( $(psql -c "SELECT pg_database_size('cl_src')" 2>/dev/null || echo 0) / 1048576 ))
-  rs_ratios=(); rs_off=(); rs_on=()
   for r in $(seq 1 "$rounds"); do
     for mode in $(random_order 2 "r$m$r"); do
       opts=""; [ "$mode" = 1 ] && opts=$on_opts
@@ -86,6 +89,7 @@ SQL
   same=$(psql -d cl_dst -c "SELECT (SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM orders t)" 2>/dev/null || true)
   src=$("$bindir/psql" "${conn[@]}" -X -qAt -d cl_src -c "SELECT (SELECT md5(string_agg(t::text, ',' ORDER BY id)) FROM orders t)")
   [ "$same" = "$src" ] || { echo "client: restored orders differ from the source on pg$m"; exit 1; }
+  fi   # RESTORE
   psql -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
   version=$(psql -c "SHOW server_version")
   printf '| %s | %s | %s | **%s×** | %s | %s | **%s×** | %s | %s | **%s×** |\n' "$version" \

@@ -101,23 +101,37 @@ impl<'a> Blocks<'a> {
                 pump: Some(pump),
                 ..
             } => loop {
-                // the client's data goes to the reader until a block is ready
+                // keep the reader fed with what the client has sent so far, without waiting
+                let mut step = pump.step(false);
+                while step == Step::Moved {
+                    step = pump.step(false);
+                }
                 match full.try_recv() {
                     Ok(block) => return block,
                     Err(TryRecvError::Disconnected) => reader_gone(),
                     Err(TryRecvError::Empty) => {}
                 }
-                match pump.step() {
-                    Step::Moved => {}
+                match step {
                     Step::Done => return full.recv().unwrap_or_else(|_| reader_gone()),
-                    // the reader is busy with what it has (or waits for this thread)
-                    Step::Full => match full.recv_timeout(PUMP_WAIT) {
+                    // nothing came from the client: the reader may be working on what it
+                    // has; else wait for the client
+                    Step::Idle => match full.recv_timeout(PUMP_WAIT) {
                         Ok(block) => return block,
                         Err(RecvTimeoutError::Disconnected) => reader_gone(),
                         Err(RecvTimeoutError::Timeout) => {
-                            pgrx::check_for_interrupts!();
+                            if pump.step(true) == Step::Full {
+                                if let Some(block) = wait_for_reader(full) {
+                                    return block;
+                                }
+                            }
                         }
                     },
+                    // the reader is busy with what it has (or waits for this thread)
+                    _ => {
+                        if let Some(block) = wait_for_reader(full) {
+                            return block;
+                        }
+                    }
                 }
             },
         }
@@ -142,6 +156,18 @@ impl<'a> Blocks<'a> {
                 // the reader may have ended already
                 let _ = empty.send(block);
             }
+        }
+    }
+}
+
+/// A block, if the reader finishes one within `PUMP_WAIT`.
+fn wait_for_reader(full: &Receiver<RowBlock>) -> Option<RowBlock> {
+    match full.recv_timeout(PUMP_WAIT) {
+        Ok(block) => Some(block),
+        Err(RecvTimeoutError::Disconnected) => reader_gone(),
+        Err(RecvTimeoutError::Timeout) => {
+            pgrx::check_for_interrupts!();
+            None
         }
     }
 }

@@ -45,7 +45,9 @@ mod pq {
     // libpq.h, not bound by pgrx. The declarations match the server's.
     unsafe extern "C-unwind" {
         pub fn pq_startmsgread();
+        pub fn pq_endmsgread();
         pub fn pq_getbyte() -> c_int;
+        pub fn pq_getbyte_if_available(c: *mut u8) -> c_int;
         pub fn pq_getmessage(s: pgrx::pg_sys::StringInfo, maxlen: c_int) -> c_int;
         pub static PqCommMethods: *const CommMethodsHead;
     }
@@ -91,10 +93,22 @@ fn flush() {
 pub enum Step {
     /// Read a message or handed data on: call again.
     Moved,
+    /// Without blocking: no message has arrived (what was gathered went to the reader).
+    Idle,
     /// The stream to the reader is full: load a block first.
     Full,
     /// CopyDone was read and the end handed on (or the reader no longer wants data).
     Done,
+}
+
+/// What one message was.
+enum Message {
+    /// CopyData: its bytes are in `msg`.
+    Data,
+    /// CopyDone.
+    Done,
+    /// Nothing has arrived yet (only when asked not to block).
+    None,
 }
 
 /// The backend's side of a client stream.
@@ -126,8 +140,10 @@ impl ClientPump {
         (pump, reader)
     }
 
-    /// One step: hand on what is pending, else read the next message.
-    pub fn step(&mut self) -> Step {
+    /// One step: hand on what is pending, else read the next message. With `block` false,
+    /// only a message that has (begun to) arrive is read, and when none has, what was
+    /// gathered goes to the reader at once (so that it has work while the client sends).
+    pub fn step(&mut self, block: bool) -> Step {
         if let Some(chunk) = self.pending.take() {
             return self.offer(chunk);
         }
@@ -135,22 +151,37 @@ impl ClientPump {
             return self.end();
         }
         pgrx::check_for_interrupts!();
-        if self.read_message() {
-            if self.writer.is_some() {
-                // SAFETY: `msg` holds the CopyData message just read, and nothing else
-                // touches it until the next read.
-                let data = unsafe { message_bytes(self.msg) };
-                self.gathered.extend_from_slice(data);
+        match self.read_message(block) {
+            Message::Data => {
+                if self.writer.is_some() {
+                    // SAFETY: `msg` holds the CopyData message just read, and nothing else
+                    // touches it until the next read.
+                    let data = unsafe { message_bytes(self.msg) };
+                    self.gathered.extend_from_slice(data);
+                }
             }
-        } else {
-            self.copy_done = true;
+            Message::Done => self.copy_done = true,
+            Message::None => {
+                if self.gathered.is_empty() {
+                    return Step::Idle;
+                }
+                let chunk = self.take_gathered();
+                return match self.offer(chunk) {
+                    Step::Moved => Step::Idle,
+                    other => other,
+                };
+            }
         }
         if self.gathered.len() >= CHUNK || (self.copy_done && !self.gathered.is_empty()) {
-            let next = self.next_buffer();
-            let chunk = std::mem::replace(&mut self.gathered, next);
+            let chunk = self.take_gathered();
             return self.offer(chunk);
         }
         Step::Moved
+    }
+
+    fn take_gathered(&mut self) -> Vec<u8> {
+        let next = self.next_buffer();
+        std::mem::replace(&mut self.gathered, next)
     }
 
     /// Reads and throws away the rest of the stream, up to CopyDone (after the decoder saw the
@@ -160,7 +191,7 @@ impl ClientPump {
         self.pending = None;
         while !self.copy_done {
             pgrx::check_for_interrupts!();
-            if !self.read_message() {
+            if let Message::Done = self.read_message(true) {
                 self.copy_done = true;
             }
         }
@@ -210,18 +241,35 @@ impl ClientPump {
         }
     }
 
-    /// `CopyGetData` for one message: true for CopyData (its bytes in `msg`), false for
-    /// CopyDone; Flush and Sync are skipped; the rest are the server's errors, raised once the
-    /// message was read completely.
-    fn read_message(&mut self) -> bool {
+    /// `CopyGetData` for one message: CopyData (its bytes in `msg`) or CopyDone; Flush and
+    /// Sync are skipped; the rest are the server's errors, raised once the message was read
+    /// completely. With `block` false, `Message::None` when no message has arrived (the
+    /// walsender's `pq_getbyte_if_available`; once its type byte is in, the rest of a message
+    /// is read blocking, as it is on its way).
+    fn read_message(&mut self, block: bool) -> Message {
         loop {
             // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
-            // server; nothing between pq_startmsgread and the end of pq_getmessage raises (a
-            // FATAL from the socket layer ends the connection, through pgrx's guard).
+            // server; nothing between pq_startmsgread and the end of pq_getmessage (or
+            // pq_endmsgread when nothing came) raises (a FATAL from the socket layer ends the
+            // connection, through pgrx's guard).
             let (mtype, ok) = unsafe {
                 pg_sys::QueryCancelHoldoffCount += 1;
                 pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
-                let mtype = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte());
+                let mtype = if block {
+                    pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte())
+                } else {
+                    let mut c = 0u8;
+                    match pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte_if_available(&mut c))
+                    {
+                        0 => {
+                            pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
+                            pg_sys::QueryCancelHoldoffCount -= 1;
+                            return Message::None;
+                        }
+                        1 => c as c_int,
+                        _ => libc::EOF,
+                    }
+                };
                 if mtype == libc::EOF {
                     (mtype, false)
                 } else {
@@ -246,8 +294,8 @@ impl ClientPump {
             // SAFETY: RESUME_CANCEL_INTERRUPTS, pairing the increment above.
             unsafe { pg_sys::QueryCancelHoldoffCount -= 1 };
             match mtype as u8 {
-                b'd' => return true,
-                b'c' => return false,
+                b'd' => return Message::Data,
+                b'c' => return Message::Done,
                 b'f' => {
                     // SAFETY: a complete CopyFail message; pq_getmsgstring reads its string.
                     let text = unsafe {
