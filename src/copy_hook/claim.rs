@@ -123,9 +123,9 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt) -> Result<Claim, HandOver> {
         if owned_by_timescaledb(relid) {
             return Err(HandOver::OwnedBy("TimescaleDB"));
         }
-        let mut options = options(stmt.options)?;
+        let (mut options, encoding) = options(stmt.options)?;
         options.columns = column_names(stmt.attlist)?;
-        check_encoding(options_encoding(stmt.options)?)?;
+        check_encoding(encoding)?;
         // The option checks raise COPY's errors, but without the statement's position (the
         // server shows it for some); invalid options are left to the server.
         let major = crate::load::server_major();
@@ -426,14 +426,16 @@ unsafe fn each_option(
 }
 
 /// The options fastcopy's loader has, from the statement's list (old and new syntax give the
-/// same names); anything else, a value it cannot read, or an option given twice is handed
-/// over (the server raises "conflicting or redundant options" and the like itself).
+/// same names), and the ENCODING option's value; anything else, a value it cannot read, or an
+/// option given twice is handed over (the server raises "conflicting or redundant options"
+/// and the like itself).
 ///
 /// # Safety
 /// `list` is NIL or a List of DefElem.
-unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
+unsafe fn options(list: *mut pg_sys::List) -> Result<(SqlOptions, Option<String>), HandOver> {
     let major = crate::load::server_major();
     let mut o = SqlOptions::default();
+    let mut encoding = None;
     let mut seen: Vec<String> = Vec::new();
     // SAFETY: as the function's contract.
     for (name, arg) in unsafe { each_option(list) } {
@@ -460,31 +462,12 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             "force_not_null" => o.force_not_null = Some(unsafe { names_of(arg) }.ok_or_else(bad)?),
             // SAFETY: as above.
             "force_null" => o.force_null = Some(unsafe { names_of(arg) }.ok_or_else(bad)?),
-            "encoding" => {
-                text()?; // checked by check_encoding
-            }
+            "encoding" => encoding = Some(text()?),
             "default" | "on_error" => return Err(HandOver::NotInVersion(name, major)),
             _ => return Err(HandOver::Option(name)),
         }
     }
-    Ok(o)
-}
-
-/// The ENCODING option's value, if given.
-///
-/// # Safety
-/// `list` is NIL or a List of DefElem.
-unsafe fn options_encoding(list: *mut pg_sys::List) -> Result<Option<String>, HandOver> {
-    // SAFETY: as the function's contract.
-    for (name, arg) in unsafe { each_option(list) } {
-        if name == "encoding" {
-            // SAFETY: the DefElem's value node.
-            return unsafe { string_of(arg) }
-                .map(Some)
-                .ok_or(HandOver::OptionValue(name));
-        }
-    }
-    Ok(None)
+    Ok((o, encoding))
 }
 
 /// The input must be in the database encoding, and that must be UTF-8 (what fastcopy

@@ -67,28 +67,26 @@ unsafe extern "C-unwind" fn process_utility(
         if take_if_ours(pstmt, qc) {
             return;
         }
-        match PREV {
-            Some(prev) => prev(
-                pstmt,
-                query_string,
-                read_only_tree,
-                context,
-                params,
-                query_env,
-                dest,
-                qc,
-            ),
-            None => standard_process_utility(
-                pstmt,
-                query_string,
-                read_only_tree,
-                context,
-                params,
-                query_env,
-                dest,
-                qc,
-            ),
-        }
+        let next: unsafe extern "C-unwind" fn(
+            *mut pg_sys::PlannedStmt,
+            *const c_char,
+            bool,
+            pg_sys::ProcessUtilityContext::Type,
+            pg_sys::ParamListInfo,
+            *mut pg_sys::QueryEnvironment,
+            *mut pg_sys::DestReceiver,
+            *mut pg_sys::QueryCompletion,
+        ) = PREV.unwrap_or(standard_process_utility);
+        next(
+            pstmt,
+            query_string,
+            read_only_tree,
+            context,
+            params,
+            query_env,
+            dest,
+            qc,
+        );
     }
 }
 

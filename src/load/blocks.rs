@@ -11,7 +11,7 @@ use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
 use pgrx::prelude::*;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
 
 /// Rows per block, and input bytes per block.
 const BLOCK_ROWS: usize = 1024;
@@ -106,32 +106,16 @@ impl<'a> Blocks<'a> {
                 while step == Step::Moved {
                     step = pump.step(false);
                 }
-                match full.try_recv() {
-                    Ok(block) => return block,
-                    Err(TryRecvError::Disconnected) => reader_gone(),
-                    Err(TryRecvError::Empty) => {}
+                if step == Step::Done {
+                    return full.recv().unwrap_or_else(|_| reader_gone());
                 }
-                match step {
-                    Step::Done => return full.recv().unwrap_or_else(|_| reader_gone()),
-                    // nothing came from the client: the reader may be working on what it
-                    // has; else wait for the client
-                    Step::Idle => match full.recv_timeout(PUMP_WAIT) {
-                        Ok(block) => return block,
-                        Err(RecvTimeoutError::Disconnected) => reader_gone(),
-                        Err(RecvTimeoutError::Timeout) => {
-                            if pump.step(true) == Step::Full {
-                                if let Some(block) = wait_for_reader(full) {
-                                    return block;
-                                }
-                            }
-                        }
-                    },
-                    // the reader is busy with what it has (or waits for this thread)
-                    _ => {
-                        if let Some(block) = wait_for_reader(full) {
-                            return block;
-                        }
-                    }
+                // the reader is busy with what it has, or (Full) waits for this thread
+                if let Some(block) = wait_for_reader(full) {
+                    return block;
+                }
+                if step == Step::Idle {
+                    // nothing came from the client: wait for it
+                    pump.step(true);
                 }
             },
         }
