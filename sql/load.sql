@@ -4,6 +4,7 @@
 CREATE TYPE fastcopy.load_result AS (
     rows_loaded     bigint,
     rows_skipped    bigint,
+    rows_excluded   bigint,
     bytes_read      bigint,
     flushes         bigint,
     pages_extended  bigint,
@@ -11,4 +12,4 @@ CREATE TYPE fastcopy.load_result AS (
     elapsed_ms      double precision
 );
 COMMENT ON TYPE fastcopy.load_result IS
-  'What one fastcopy.load / load_data did: rows, input bytes, insert batches, pages fastcopy extended itself, time.';
+  'What one fastcopy.load / load_data did: rows loaded, skipped (on_error) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time.';

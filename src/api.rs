@@ -4,7 +4,8 @@
 //! declare (the result type, the comments).
 
 use crate::error::raise;
-use crate::load::{self, LoadStats, Source, spec::SqlOptions};
+use crate::load::spec::{ForceList, Header, SqlOptions, WhereClause};
+use crate::load::{self, LoadStats, Source};
 use pgrx::callconv::{Arg, ArgAbi};
 use pgrx::pgrx_sql_entity_graph::metadata::{
     ArgumentError, ReturnsError, ReturnsRef, SqlMappingRef, SqlTranslatable, TypeOrigin,
@@ -57,6 +58,7 @@ fn result_row(s: LoadStats) -> PgHeapTuple<'static, pgrx::AllocatedByRust> {
     let fields = [
         ("rows_loaded", s.rows_loaded),
         ("rows_skipped", s.rows_skipped),
+        ("rows_excluded", s.rows_excluded),
         ("bytes_read", s.bytes_read),
         ("flushes", s.flushes),
         ("pages_extended", s.pages_extended),
@@ -104,20 +106,27 @@ macro_rules! load_function {
             on_error: default!(Option<String>, "'stop'"),
             force_not_null: default!(Option<Vec<Option<String>>>, "NULL"),
             force_null: default!(Option<Vec<Option<String>>>, "NULL"),
+            header_match: default!(Option<bool>, false),
+            log_verbosity: default!(Option<String>, "NULL"),
+            reject_limit: default!(Option<i64>, "NULL"),
+            where_clause: default!(Option<String>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
                 format,
                 delimiter,
                 null_string,
-                header,
+                header: header_choice(header, header_match),
                 quote,
                 escape,
                 default_string,
                 freeze,
                 on_error,
-                force_not_null,
-                force_null,
+                force_not_null: force_not_null.map(ForceList::from_array),
+                force_null: force_null.map(ForceList::from_array),
+                log_verbosity,
+                reject_limit,
+                where_clause: where_clause.map(WhereClause::Text),
             };
             let relid = target_oid(target);
             let source = $source($data);
@@ -125,6 +134,17 @@ macro_rules! load_function {
             result_row(crate::error::exact(move || load::run(|| relid, source, &opts, load::Front::Function)))
         }
     };
+}
+
+/// `header_match => true` is COPY's HEADER MATCH (whatever `header` says); `header => true`
+/// alone skips the header line.
+fn header_choice(header: Option<bool>, header_match: Option<bool>) -> Option<Header> {
+    match (header, header_match) {
+        (_, Some(true)) => Some(Header::Match),
+        (Some(true), _) => Some(Header::Skip),
+        (Some(false), _) => Some(Header::Off),
+        (None, _) => None,
+    }
 }
 
 /// `load`'s source: a server file, if the caller may read one.

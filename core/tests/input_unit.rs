@@ -5,7 +5,9 @@
 //! and through a source that returns one byte per `read`, and must give the same rows,
 //! line numbers, byte counts and errors each time.
 
-use fastcopy_core::input::{Field, Format, InputError, InputErrorKind, Options, Row, RowReader};
+use fastcopy_core::input::{
+    Field, Format, HeaderMatch, InputError, InputErrorKind, Options, Row, RowReader,
+};
 use std::io::Read;
 
 #[derive(Debug, PartialEq, Eq, Clone)]
@@ -1130,6 +1132,84 @@ fn header_match_reads_the_header_fields() {
     assert_eq!(h.unwrap(), vec![N]);
     let (h, _) = header(b"\"a", csv());
     assert_eq!(h.unwrap_err().message, "unterminated CSV quoted field");
+}
+
+fn matching(names: &[&str], mut opts: Options) -> Options {
+    opts.header = true;
+    opts.header_match = Some(HeaderMatch {
+        names: names.iter().map(|n| n.as_bytes().to_vec()).collect(),
+        has_default: names.iter().map(|n| n.starts_with('d')).collect(),
+    });
+    opts
+}
+
+#[test]
+fn header_match_checks_the_names() {
+    // the names in input order, then the data
+    let o = run(b"a\tb\n1\t2\n", matching(&["a", "b"], text()));
+    assert_eq!(o.ok(), vec![vec![v("1"), v("2")]]);
+    assert_eq!(o.lines(), vec![2]);
+    let o = run(b"\"a\",b\r\n1,2\r\n", matching(&["a", "b"], csv()));
+    assert_eq!(o.ok(), vec![vec![v("1"), v("2")]]);
+    // the field count before any name, at line 1 with the header's text
+    let e = err(b"b\n1\n", matching(&["a", "b"], text()));
+    assert_eq!(
+        e.message,
+        "wrong number of fields in header line: got 1, expected 2"
+    );
+    assert_eq!((e.sqlstate.as_str(), e.line), ("22P04", 1));
+    assert_eq!(e.raw_line.as_deref(), Some(&b"b"[..]));
+    let e = err(b"a\tB\n1\t2\n", matching(&["a", "b"], text()));
+    assert_eq!(
+        e.message,
+        "column name mismatch in header line field 2: got \"B\", expected \"b\""
+    );
+    let e = err(b"\\N\tb\n", matching(&["a", "b"], text()));
+    assert_eq!(
+        e.message,
+        "column name mismatch in header line field 1: got null value (\"\\N\"), expected \"a\""
+    );
+    // CSV: an unquoted empty field is NULL, a quoted one is a name
+    let e = err(b"a,\n", matching(&["a", "b"], csv()));
+    assert_eq!(
+        e.message,
+        "column name mismatch in header line field 2: got null value (\"\"), expected \"b\""
+    );
+    // an empty input still has a header line of one empty field
+    let e = err(b"", matching(&["a"], text()));
+    assert_eq!(
+        e.message,
+        "column name mismatch in header line field 1: got \"\", expected \"a\""
+    );
+    assert!(run(b"a\n", matching(&["a"], text())).ok().is_empty());
+    assert!(run(b"a\n\\.\n", matching(&["a"], text())).ok().is_empty());
+    // the DEFAULT marker: refused in a column without a default, else compared as its text
+    let mut o = matching(&["a", "d"], text());
+    o.default = Some(b"a".to_vec());
+    let e = err(b"x\ta\n", o.clone());
+    assert_eq!(
+        e.message,
+        "column name mismatch in header line field 1: got \"x\", expected \"a\""
+    );
+    // a marker field of a column with a default compares as the marker's text
+    let mut o2 = matching(&["a", "d"], text());
+    o2.default = Some(b"d".to_vec());
+    assert_eq!(run(b"a\td\n1\t2\n", o2).ok().len(), 1);
+    let e = err(b"a\td\n", o.clone());
+    assert_eq!(e.message, "unexpected default marker in COPY data");
+    // errors in the header's fields are raised as in data
+    let e = err(b"\\xff\n", matching(&["a"], text()));
+    assert_eq!(e.sqlstate, "22021");
+    // a table without columns takes an empty header line only
+    let mut o = matching(&[], text());
+    o.no_columns = true;
+    let mut row = Row::new();
+    let mut rd = RowReader::new(&b"\n\n"[..], o.clone());
+    assert!(rd.next_row(&mut row).unwrap());
+    assert_eq!((row.line_no(), row.line_len()), (2, 0));
+    assert!(!rd.next_row(&mut row).unwrap());
+    let e = RowReader::new(&b"x\n\n"[..], o).next_row(&mut row).unwrap_err();
+    assert_eq!(e.message(), "extra data after last expected column");
 }
 
 // ---------------------------------------------------------------- fast path coverage

@@ -7,7 +7,7 @@
 //! that the server refuses it with its own error. The checks that raise COPY's errors in
 //! COPY's order (privileges, RLS, read-only, options) run after the claim, in the load.
 
-use crate::load::spec::SqlOptions;
+use crate::load::spec::{ForceList, Header, SqlOptions, WhereClause};
 use pgrx::pg_sys;
 use std::ffi::{CStr, c_char, c_int};
 use std::fmt;
@@ -28,7 +28,6 @@ pub enum HandOver {
     NotCopyFrom,
     Program,
     Query,
-    Where,
     NotRemote,
     NotInstalled,
     NoRelation,
@@ -51,7 +50,6 @@ impl fmt::Display for HandOver {
             HandOver::NotCopyFrom => write!(f, "it is COPY TO"),
             HandOver::Program => write!(f, "it reads from a program"),
             HandOver::Query => write!(f, "it copies a query"),
-            HandOver::Where => write!(f, "it has a WHERE clause"),
             HandOver::NotRemote => write!(f, "STDIN is not a remote client (single-user mode)"),
             HandOver::NotInstalled => {
                 write!(f, "the fastcopy extension is not created in this database")
@@ -80,7 +78,7 @@ impl fmt::Display for HandOver {
 ///
 /// # Safety
 /// Backend thread, in a transaction; `stmt` is a valid `CopyStmt`.
-pub unsafe fn claim(stmt: &pg_sys::CopyStmt) -> Result<Claim, HandOver> {
+pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Claim, HandOver> {
     if !stmt.is_from {
         return Err(HandOver::NotCopyFrom);
     }
@@ -89,9 +87,6 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt) -> Result<Claim, HandOver> {
     }
     if stmt.relation.is_null() || !stmt.query.is_null() {
         return Err(HandOver::Query);
-    }
-    if !stmt.whereClause.is_null() {
-        return Err(HandOver::Where);
     }
     // SAFETY: as the function's contract: backend thread, reading the statement and
     // catalogs with lookups that do not raise.
@@ -109,7 +104,9 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt) -> Result<Claim, HandOver> {
         }
         let relid = resolve(stmt.relation)?;
         match pg_sys::get_rel_relkind(relid) as u8 {
-            pg_sys::RELKIND_RELATION => {}
+            // a view: the load takes it if it has an INSTEAD OF INSERT row trigger, else
+            // refuses it with COPY's error at COPY's point
+            pg_sys::RELKIND_RELATION | pg_sys::RELKIND_VIEW => {}
             pg_sys::RELKIND_PARTITIONED_TABLE => {
                 if has_foreign_partition(relid) {
                     return Err(HandOver::ForeignPartition);
@@ -125,6 +122,12 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt) -> Result<Claim, HandOver> {
         }
         let (mut options, encoding) = options(stmt.options)?;
         options.columns = column_names(stmt.attlist)?;
+        if !stmt.whereClause.is_null() {
+            options.where_clause = Some(WhereClause::Parsed {
+                node: stmt.whereClause,
+                source,
+            });
+        }
         check_encoding(encoding)?;
         // The option checks raise COPY's errors, but without the statement's position (the
         // server shows it for some); invalid options are left to the server.
@@ -386,17 +389,40 @@ unsafe fn boolean_of(node: *mut pg_sys::Node) -> Option<bool> {
     }
 }
 
-/// A List of column names (FORCE_NOT_NULL / FORCE_NULL); `*` is left to the server.
+/// A List of column names (FORCE_NOT_NULL / FORCE_NULL), or `*` on 17+ (older servers
+/// refuse it themselves).
 ///
 /// # Safety
 /// `node` is null or a valid node.
-unsafe fn names_of(node: *mut pg_sys::Node) -> Option<Vec<Option<String>>> {
+unsafe fn names_of(node: *mut pg_sys::Node, major: u32) -> Option<ForceList> {
     // SAFETY: the tag says which node struct it is.
     unsafe {
-        if node.is_null() || (*node).type_ != pg_sys::NodeTag::T_List {
+        if node.is_null() {
             return None;
         }
-        column_names(node as *mut pg_sys::List).ok().flatten()
+        match (*node).type_ {
+            pg_sys::NodeTag::T_A_Star if major >= 17 => Some(ForceList::All),
+            pg_sys::NodeTag::T_List => column_names(node as *mut pg_sys::List)
+                .ok()
+                .flatten()
+                .map(ForceList::Columns),
+            _ => None,
+        }
+    }
+}
+
+/// `defGetCopyHeaderChoice` for the values it accepts: a Boolean, or `match`.
+///
+/// # Safety
+/// `node` is null or a valid node.
+unsafe fn header_of(node: *mut pg_sys::Node) -> Option<Header> {
+    // SAFETY: as the function's contract.
+    unsafe {
+        let is_integer = !node.is_null() && (*node).type_ == pg_sys::NodeTag::T_Integer;
+        if !is_integer && string_of(node).is_some_and(|s| s.eq_ignore_ascii_case("match")) {
+            return Some(Header::Match);
+        }
+        boolean_of(node).map(|on| if on { Header::Skip } else { Header::Off })
     }
 }
 
@@ -453,17 +479,29 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<(SqlOptions, Option<String>
             "quote" => o.quote = Some(text()?),
             "escape" => o.escape = Some(text()?),
             // SAFETY: as above.
-            "header" => o.header = Some(unsafe { boolean_of(arg) }.ok_or_else(bad)?),
+            "header" => o.header = Some(unsafe { header_of(arg) }.ok_or_else(bad)?),
             // SAFETY: as above.
             "freeze" => o.freeze = Some(unsafe { boolean_of(arg) }.ok_or_else(bad)?),
             "default" if major >= 16 => o.default_string = Some(text()?),
             "on_error" if major >= 17 => o.on_error = Some(text()?),
+            "log_verbosity" if major >= 17 => {
+                let v = text()?;
+                if major < 18 && v.eq_ignore_ascii_case("silent") {
+                    return Err(HandOver::NotInVersion("log_verbosity silent".into(), major));
+                }
+                o.log_verbosity = Some(v);
+            }
+            "reject_limit" if major >= 18 => {
+                o.reject_limit = Some(text()?.parse().map_err(|_| bad())?);
+            }
             // SAFETY: as above.
-            "force_not_null" => o.force_not_null = Some(unsafe { names_of(arg) }.ok_or_else(bad)?),
+            "force_not_null" => o.force_not_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
             // SAFETY: as above.
-            "force_null" => o.force_null = Some(unsafe { names_of(arg) }.ok_or_else(bad)?),
+            "force_null" => o.force_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
             "encoding" => encoding = Some(text()?),
-            "default" | "on_error" => return Err(HandOver::NotInVersion(name, major)),
+            "default" | "on_error" | "log_verbosity" | "reject_limit" => {
+                return Err(HandOver::NotInVersion(name, major));
+            }
             _ => return Err(HandOver::Option(name)),
         }
     }

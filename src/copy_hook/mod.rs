@@ -64,7 +64,7 @@ unsafe extern "C-unwind" fn process_utility(
     // SAFETY: the server's arguments; `take_if_ours` only reads the statement, and the
     // previous hook gets them unchanged.
     unsafe {
-        if take_if_ours(pstmt, qc) {
+        if take_if_ours(pstmt, query_string, qc) {
             return;
         }
         let next: unsafe extern "C-unwind" fn(
@@ -95,6 +95,7 @@ unsafe extern "C-unwind" fn process_utility(
 #[pg_guard]
 unsafe extern "C-unwind" fn take_if_ours(
     pstmt: *mut pg_sys::PlannedStmt,
+    query_string: *const c_char,
     qc: *mut pg_sys::QueryCompletion,
 ) -> bool {
     // SAFETY: the server's statement, only read.
@@ -106,7 +107,7 @@ unsafe extern "C-unwind" fn take_if_ours(
         return false;
     }
     // SAFETY: backend thread, in the statement's transaction.
-    match unsafe { claim::claim(stmt) } {
+    match unsafe { claim::claim(stmt, query_string) } {
         Ok(claim) => {
             let rows = take(claim);
             if !qc.is_null() {

@@ -90,7 +90,7 @@ impl Buffer {
                 tuple_bytes: 0,
                 extender: Extender::new(rel, target.ti_options),
                 before_row,
-                single: before_row || target.volatile_defaults,
+                single: before_row || target.single_rows,
                 // a transition table of the root collects the rows of every partition
                 after_row: !target.transition_capture.is_null()
                     || (!trig.is_null()

@@ -78,6 +78,19 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
     IntPlan::new(fields, SERVER_GRAMMAR)
 }
 
+/// What HEADER MATCH compares the header with: the input columns' names and whether the
+/// DEFAULT marker may stand in their field.
+pub fn header_match(target: &Target) -> fastcopy_core::input::HeaderMatch {
+    fastcopy_core::input::HeaderMatch {
+        names: target
+            .columns
+            .iter()
+            .map(|c| c.name.as_bytes().to_vec())
+            .collect(),
+        has_default: target.columns.iter().map(|c| c.default.is_some()).collect(),
+    }
+}
+
 /// What a value that does not convert does (`on_error`), and how.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
 pub enum OnError {
@@ -253,7 +266,10 @@ fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_s
         } => {
             pos.at_null();
             let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, on_error);
-            pos.clear_value();
+            // a rejected NULL stays the position (on_error's NOTICE and errors show it)
+            if d.is_some() {
+                pos.clear_value();
+            }
             d.map(|d| (d, true))
         }
         _ => Some((pg_sys::Datum::from(0usize), true)),

@@ -8,7 +8,7 @@ use super::batch::Batch;
 use super::convert::{self, Converter, OnError, Values};
 use super::position::Position;
 use super::progress::Progress;
-use super::spec::{LoadSpec, OnErrorChoice};
+use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
 use super::store::Stored;
 use super::target::Target;
 use crate::compat;
@@ -25,6 +25,8 @@ pub struct Loader<'a> {
     batch: Batch,
     stats: LoadStats,
     on_error: OnError,
+    log_verbosity: LogVerbosity,
+    reject_limit: Option<u64>,
     values: Values,
     /// `OnError::Rollback`: the row after the one being loaded, where a run resumes after a
     /// rejected value rolled its subtransaction back.
@@ -49,6 +51,8 @@ impl<'a> Loader<'a> {
             ),
             stats: LoadStats::default(),
             on_error: choose_on_error(spec.on_error, target),
+            log_verbosity: spec.log_verbosity,
+            reject_limit: spec.reject_limit,
             values: Values::new(target.natts),
             resume: 0,
         }
@@ -112,7 +116,11 @@ impl<'a> Loader<'a> {
             match stored {
                 None => self.skip_row(),
                 Some(Stored::SkippedByTrigger) => {}
-                Some(Stored::Buffered) => self.stats.rows_loaded += 1,
+                Some(Stored::Excluded) => {
+                    self.stats.rows_excluded += 1;
+                    self.progress.excluded(self.stats.rows_excluded);
+                }
+                Some(Stored::Buffered | Stored::Instead) => self.stats.rows_loaded += 1,
                 Some(Stored::Full) => {
                     self.stats.rows_loaded += 1;
                     return (r, true);
@@ -157,6 +165,11 @@ impl<'a> Loader<'a> {
         ) {
             return None;
         }
+        if let Some(filter) = &target.filter
+            && !filter.passes(&self.values.datums, &self.values.nulls)
+        {
+            return Some(Stored::Excluded);
+        }
         if target.fast {
             // SAFETY: the short path's target; the values were just converted.
             return Some(unsafe { self.batch.store_fast(target, &self.values, row) });
@@ -171,6 +184,11 @@ impl<'a> Loader<'a> {
     #[inline(never)]
     fn load_routed(&mut self, row: &fastcopy_core::input::Row) -> Stored {
         let (target, pos) = (self.target, self.pos);
+        if target.instead_row {
+            // SAFETY: the target is a view with an INSTEAD OF INSERT row trigger; the values
+            // were just converted.
+            return unsafe { self.batch.store_instead(target, &self.values) };
+        }
         // SAFETY: the executor path's target; the values were just converted.
         let (b, staged) = unsafe { self.batch.stage_routed(target, &self.values) };
         if self.batch.must_flush_before(b) {
@@ -182,10 +200,24 @@ impl<'a> Loader<'a> {
         unsafe { self.batch.finish_routed(target, staged, row) }
     }
 
-    /// Counts a row `on_error => 'ignore'` skipped, here and in the progress view.
+    /// Counts a row `on_error => 'ignore'` skipped, here and in the progress view; with
+    /// `log_verbosity` verbose, COPY's NOTICE about it; past `reject_limit`, COPY 18's ERROR
+    /// (at the rejected value, as COPY's context shows it).
+    #[inline(never)]
     fn skip_row(&mut self) {
         self.stats.rows_skipped += 1;
+        if self.log_verbosity == LogVerbosity::Verbose {
+            self.pos.notice_skipped_row();
+        }
         self.progress.skipped(self.stats.rows_skipped);
+        if let Some(limit) = self.reject_limit
+            && self.stats.rows_skipped > limit
+        {
+            raise(
+                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+                format!("skipped more than REJECT_LIMIT ({limit}) rows due to data type incompatibility"),
+            );
+        }
     }
 }
 
@@ -221,8 +253,9 @@ fn raise_input_error(e: &InputError, pos: &Position) -> ! {
         None => pos.at_line(e.line),
     }
     let code = PgSqlErrorCode::from(e.sqlstate().packed());
-    match e.hint() {
-        Some(h) => raise_hint(code, e.message(), h),
-        None => raise(code, e.message()),
+    match (e.detail(), e.hint()) {
+        (Some(d), _) => crate::error::raise_detail(code, e.message(), d),
+        (None, Some(h)) => raise_hint(code, e.message(), h),
+        (None, None) => raise(code, e.message()),
     }
 }

@@ -37,6 +37,7 @@ mod batch;
 mod blocks;
 mod client;
 mod convert;
+mod filter;
 mod loader;
 mod position;
 mod progress;
@@ -55,7 +56,7 @@ use pgrx::prelude::*;
 use position::{ContextGuard, Position};
 use progress::Progress;
 pub use source::Source;
-use spec::{Format, LoadSpec, SqlOptions};
+use spec::{Format, LoadSpec, LogVerbosity, SqlOptions};
 use target::Target;
 
 /// What a load did (the `fastcopy.load_result` row).
@@ -63,6 +64,8 @@ use target::Target;
 pub struct LoadStats {
     pub rows_loaded: u64,
     pub rows_skipped: u64,
+    /// Rows the WHERE condition excluded.
+    pub rows_excluded: u64,
     pub bytes_read: u64,
     pub flushes: u64,
     pub pages_extended: u64,
@@ -113,6 +116,7 @@ pub fn run(
     let (target, spec, (input, progress)) = Target::open(
         relid,
         opts.columns.as_deref(),
+        opts.where_clause.as_ref(),
         front,
         || LoadSpec::parse(opts, server_major()),
         |ncols| {
@@ -151,7 +155,9 @@ pub fn run(
     // run after the line context is gone.
     target.close();
     drop(progress);
-    report_skipped(stats.rows_skipped);
+    if spec.log_verbosity >= LogVerbosity::Default {
+        report_skipped(stats.rows_skipped);
+    }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
 }
@@ -174,6 +180,9 @@ where
             // a value stands for COPY FROM STDIN (its end-marker rule), a file for a file
             options.stream = input.kind != progress::SourceKind::File;
             options.no_columns = target.columns.is_empty();
+            if spec.header_match {
+                options.header_match = Some(convert::header_match(target));
+            }
             let decoder = RowReader::with_capacity(input.read, options, READ_CHUNK);
             if threaded {
                 Blocks::spawn(scope, decoder, plan, input.pump)

@@ -45,6 +45,9 @@ pub struct Position {
     value: Cell<*const c_char>,
     /// The value is SQL NULL (context says "null input").
     value_is_null: Cell<bool>,
+    /// The context names only the relation (COPY's `relname_only`, while it reports a
+    /// skipped row).
+    relation_only: Cell<bool>,
 }
 
 impl Position {
@@ -58,7 +61,32 @@ impl Position {
             attname: Cell::new(std::ptr::null()),
             value: Cell::new(std::ptr::null()),
             value_is_null: Cell::new(false),
+            relation_only: Cell::new(false),
         }
+    }
+
+    /// `log_verbosity => 'verbose'`: COPY's NOTICE about the row being skipped at the current
+    /// column and value, with the context naming only the relation.
+    pub fn notice_skipped_row(&self) {
+        let line = self.line.get();
+        let column = shown(self.attname.get());
+        let msg = if self.value_is_null.get() || self.value.get().is_null() {
+            format!(
+                "skipping row due to data type incompatibility at line {line} for column \"{column}\": null input"
+            )
+        } else {
+            format!(
+                "skipping row due to data type incompatibility at line {line} for column \"{column}\": \"{}\"",
+                shown(self.value.get())
+            )
+        };
+        self.relation_only.set(true);
+        pgrx::ereport!(
+            pgrx::PgLogLevel::NOTICE,
+            pgrx::PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+            msg
+        );
+        self.relation_only.set(false);
     }
 
     /// At a line whose text is not shown (reading it, or flushing its row).
@@ -131,7 +159,9 @@ impl Position {
         let rel = shown(self.relname);
         let line = self.line.get();
         let attname = self.attname.get();
-        if attname.is_null() {
+        if self.relation_only.get() {
+            format!("{verb} {rel}")
+        } else if attname.is_null() {
             // SAFETY: the row or bytes are alive while the position points to them (at_row,
             // at_line_text).
             let text = unsafe {
@@ -220,6 +250,9 @@ impl Drop for ContextGuard<'_> {
 }
 
 fn shown(p: *const c_char) -> String {
+    if p.is_null() {
+        return String::new();
+    }
     // SAFETY: every pointer the position holds is a NUL-terminated string that is alive while
     // it is set (see the module docs).
     limited(unsafe { CStr::from_ptr(p) }.to_bytes())

@@ -1,5 +1,6 @@
 //! `pg_stat_progress_copy` for one load, as COPY reports it: the command, the source type,
-//! bytes total and processed, tuples processed, and the rows `on_error` skipped.
+//! bytes total and processed, tuples processed, the rows `on_error` skipped and the rows the
+//! WHERE condition excluded.
 
 use crate::compat;
 use pgrx::pg_sys;
@@ -17,7 +18,10 @@ pub enum SourceKind {
 }
 
 /// Reports while alive; ends when dropped.
-pub struct Progress;
+pub struct Progress {
+    skipped: std::cell::Cell<u64>,
+    excluded: std::cell::Cell<u64>,
+}
 
 impl Progress {
     pub fn start(relid: pg_sys::Oid, kind: SourceKind, bytes_total: Option<u64>) -> Progress {
@@ -44,7 +48,10 @@ impl Progress {
             );
             pg_sys::pgstat_progress_update_multi_param(3, index.as_ptr(), value.as_ptr());
         }
-        Progress
+        Progress {
+            skipped: std::cell::Cell::new(0),
+            excluded: std::cell::Cell::new(0),
+        }
     }
 
     #[inline]
@@ -60,8 +67,28 @@ impl Progress {
 
     /// Rows skipped by `on_error => 'ignore'` (see `compat::PROGRESS_SKIPPED`).
     pub fn skipped(&self, rows: u64) {
+        self.skipped.set(rows);
+        self.report_dropped(compat::PROGRESS_SKIPPED);
+    }
+
+    /// Rows the WHERE condition excluded (`tuples_excluded`).
+    pub fn excluded(&self, rows: u64) {
+        self.excluded.set(rows);
+        self.report_dropped(pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as c_int);
+    }
+
+    /// One of the two counters; where they share `tuples_excluded` (15/16), their sum.
+    fn report_dropped(&self, param: c_int) {
+        let excluded = pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as c_int;
+        let value = match param {
+            p if p == excluded && compat::PROGRESS_SKIPPED == excluded => {
+                self.skipped.get() + self.excluded.get()
+            }
+            p if p == excluded => self.excluded.get(),
+            _ => self.skipped.get(),
+        };
         // SAFETY: backend thread, a progress command is running.
-        unsafe { pg_sys::pgstat_progress_update_param(compat::PROGRESS_SKIPPED, rows as i64) }
+        unsafe { pg_sys::pgstat_progress_update_param(param, value as i64) }
     }
 }
 

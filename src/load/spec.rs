@@ -19,14 +19,68 @@ pub struct SqlOptions {
     pub format: Option<String>,
     pub delimiter: Option<String>,
     pub null_string: Option<String>,
-    pub header: Option<bool>,
+    pub header: Option<Header>,
     pub quote: Option<String>,
     pub escape: Option<String>,
     pub default_string: Option<String>,
     pub freeze: Option<bool>,
     pub on_error: Option<String>,
-    pub force_not_null: Option<Vec<Option<String>>>,
-    pub force_null: Option<Vec<Option<String>>>,
+    pub force_not_null: Option<ForceList>,
+    pub force_null: Option<ForceList>,
+    pub log_verbosity: Option<String>,
+    pub reject_limit: Option<i64>,
+    pub where_clause: Option<WhereClause>,
+}
+
+/// COPY's HEADER choice.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Header {
+    Off,
+    /// The first line is skipped.
+    Skip,
+    /// The first line must name the input columns (HEADER MATCH).
+    Match,
+}
+
+/// FORCE_NOT_NULL / FORCE_NULL: the named columns, or `*`, every input column (COPY 17+; in
+/// `fastcopy.load`, the array `'{*}'`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ForceList {
+    All,
+    Columns(Vec<Option<String>>),
+}
+
+impl ForceList {
+    /// The SQL functions' array: `{*}` alone means every column.
+    pub fn from_array(names: Vec<Option<String>>) -> ForceList {
+        match names.as_slice() {
+            [Some(star)] if star == "*" => ForceList::All,
+            _ => ForceList::Columns(names),
+        }
+    }
+}
+
+/// COPY's WHERE condition.
+#[derive(Clone, Debug)]
+pub enum WhereClause {
+    /// The condition as SQL text (`fastcopy.load`'s `where_clause`).
+    Text(String),
+    /// A `CopyStmt`'s raw condition and the statement's source text (its error positions).
+    Parsed {
+        node: *mut pgrx::pg_sys::Node,
+        source: *const std::ffi::c_char,
+    },
+}
+
+/// COPY's LOG_VERBOSITY (17+; `silent` 18+).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum LogVerbosity {
+    /// No NOTICE at all.
+    Silent,
+    /// The closing NOTICE with the number of skipped rows.
+    Default,
+    /// Also one NOTICE per skipped row.
+    Verbose,
 }
 
 /// The data format, with its own settings.
@@ -49,10 +103,16 @@ pub struct LoadSpec {
     pub format: Format,
     pub freeze: bool,
     pub on_error: OnErrorChoice,
+    pub log_verbosity: LogVerbosity,
+    /// With `on_error` ignore: the load fails once more rows than this were skipped.
+    pub reject_limit: Option<u64>,
+    /// HEADER MATCH: the reader checks the header's names (given to it by `start_blocks`,
+    /// which knows the columns).
+    pub header_match: bool,
     /// Column names of FORCE_NOT_NULL / FORCE_NULL (CSV), checked against the column list by
     /// `Target::open` as COPY's `BeginCopyFrom` does.
-    pub force_not_null: Vec<Option<String>>,
-    pub force_null: Vec<Option<String>>,
+    pub force_not_null: ForceList,
+    pub force_null: ForceList,
 }
 
 impl LoadSpec {
@@ -97,13 +157,43 @@ impl LoadSpec {
                 &format!("COPY ON_ERROR \"{v}\" not recognized"),
             ),
         };
+        let log_verbosity = match o.log_verbosity.as_deref() {
+            None => LogVerbosity::Default,
+            Some(v) if v.eq_ignore_ascii_case("default") => LogVerbosity::Default,
+            Some(v) if v.eq_ignore_ascii_case("verbose") => LogVerbosity::Verbose,
+            Some(v) if v.eq_ignore_ascii_case("silent") => LogVerbosity::Silent,
+            Some(v) => refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                &format!("COPY LOG_VERBOSITY \"{v}\" not recognized"),
+            ),
+        };
+        let reject_limit = o.reject_limit.map(|n| {
+            if n <= 0 {
+                refuse(
+                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    &format!("REJECT_LIMIT ({n}) must be greater than zero"),
+                );
+            }
+            n as u64
+        });
         let reader = check_together(o, csv, &words, major);
+        // the last of ProcessCopyOptions' checks (COPY 18)
+        if reject_limit.is_some() && on_error == OnErrorChoice::Stop {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                "COPY REJECT_LIMIT requires ON_ERROR to be set to IGNORE",
+            );
+        }
+        let none = || ForceList::Columns(Vec::new());
         LoadSpec {
             format: Format::Delimited(reader),
             freeze: o.freeze.unwrap_or(false),
             on_error,
-            force_not_null: o.force_not_null.clone().unwrap_or_default(),
-            force_null: o.force_null.clone().unwrap_or_default(),
+            log_verbosity,
+            reject_limit,
+            header_match: o.header == Some(Header::Match),
+            force_not_null: o.force_not_null.clone().unwrap_or_else(none),
+            force_null: o.force_null.clone().unwrap_or_else(none),
         }
     }
 }
@@ -114,7 +204,7 @@ fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options
     use PgSqlErrorCode::*;
     let mut opts = if csv { Options::csv() } else { Options::text() };
     opts.server_major = major;
-    opts.header = o.header.unwrap_or(false);
+    opts.header = matches!(o.header, Some(Header::Skip | Header::Match));
     if let Some(d) = &o.delimiter {
         opts.delimiter = one_byte(d, "delimiter");
     }

@@ -25,6 +25,10 @@ pub enum Stored {
     Full,
     /// A BEFORE ROW trigger returned NULL: the row is not inserted (and not counted).
     SkippedByTrigger,
+    /// The WHERE condition is not true for the row (counted as excluded).
+    Excluded,
+    /// An INSTEAD OF INSERT row trigger took the row (counted, as COPY counts it).
+    Instead,
 }
 
 impl Stored {
@@ -172,6 +176,28 @@ impl Batch {
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
             Stored::from_full(self.add(b, row.line_no(), row.raw_len()))
         }
+    }
+}
+
+impl Batch {
+    /// A row into a view: its INSTEAD OF INSERT row trigger does what it does with it, now
+    /// (COPY's per-row path; a view has no buffer). The row's memory is freed after it.
+    ///
+    /// # Safety
+    /// `target.instead_row`; `values` hold one converted row, in the batch memory.
+    pub unsafe fn store_instead(&mut self, target: &Target, values: &Values) -> Stored {
+        // SAFETY: as the function's contract; the slot and the executor state are the
+        // target's. Nothing refers to the batch memory once the trigger returned (no row is
+        // buffered for a view).
+        unsafe {
+            let slot = target.input_slot;
+            tuple::store_values(slot, &values.datums, &values.nulls);
+            (*slot).tts_tableOid = target.relid;
+            pg_sys::ExecIRInsertTriggers(target.estate, target.rri, slot);
+            tuple::clear(slot);
+            pg_sys::MemoryContextReset(target.batch_memory());
+        }
+        Stored::Instead
     }
 }
 

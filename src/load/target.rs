@@ -16,7 +16,8 @@
 
 use super::Front;
 use super::convert::Converter;
-use super::spec::LoadSpec;
+use super::filter::{self, Filter, Qual};
+use super::spec::{ForceList, LoadSpec, WhereClause};
 use super::tuple::Former;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
@@ -65,9 +66,13 @@ pub struct Target {
     pub input_slot: *mut pg_sys::TupleTableSlot,
     /// Partition routing, when the target is partitioned.
     pub routing: Option<Routing>,
-    /// A default expression is volatile: rows are inserted one at a time (COPY's
-    /// `volatile_defexprs`).
-    pub volatile_defaults: bool,
+    /// A default expression or the WHERE condition is volatile: rows are inserted one at a
+    /// time (COPY's `volatile_defexprs`, and `CIM_SINGLE` for a volatile WHERE).
+    pub single_rows: bool,
+    /// The WHERE condition.
+    pub filter: Option<Filter>,
+    /// A view with an INSTEAD OF INSERT row trigger: each row goes to the trigger.
+    pub instead_row: bool,
     /// Transition tables of AFTER triggers (NULL when none).
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
     /// The NULL marker, the value of a FORCE_NOT_NULL column's unquoted marker.
@@ -89,6 +94,7 @@ struct Opened {
     /// 0-based indexes of the input columns, in input order.
     indexes: Vec<usize>,
     estate: *mut pg_sys::EState,
+    qual: Option<Qual>,
 }
 
 impl Target {
@@ -100,13 +106,15 @@ impl Target {
     pub fn open<B>(
         relid: pg_sys::Oid,
         columns: Option<&[Option<String>]>,
+        where_clause: Option<&WhereClause>,
         front: Front,
         parse: impl FnOnce() -> LoadSpec,
         begin: impl FnOnce(usize) -> B,
     ) -> (Target, LoadSpec, B) {
         // SAFETY: backend thread, inside a transaction (a SQL function call or a COPY
-        // statement); `opened.rel` stays open and locked for the rest of the load.
-        let opened = unsafe { open_checked(relid, columns, front) };
+        // statement); `opened.rel` stays open and locked for the rest of the load; a parsed
+        // WHERE clause is the statement's.
+        let opened = unsafe { open_checked(relid, columns, where_clause, front) };
         let spec = parse();
         // SAFETY: as above.
         let (target, begun) = unsafe { prepare(relid, opened, &spec, begin) };
@@ -176,6 +184,7 @@ pub fn copy_gate() {
 unsafe fn open_checked(
     relid: pg_sys::Oid,
     columns: Option<&[Option<String>]>,
+    where_clause: Option<&WhereClause>,
     front: Front,
 ) -> Opened {
     // SAFETY: as the function's contract; the relation opened here stays open for the load.
@@ -184,6 +193,8 @@ unsafe fn open_checked(
         let relname = CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
             .to_string_lossy()
             .into_owned();
+        // the WHERE condition before the column list, as DoCopy
+        let qual = where_clause.map(|w| filter::transform(rel, w));
         let tupdesc = (*rel).rd_att;
         let natts = (*tupdesc).natts as usize;
         let indexes: Vec<usize> = match columns {
@@ -219,6 +230,7 @@ unsafe fn open_checked(
             relname,
             indexes,
             estate,
+            qual,
         }
     }
 }
@@ -241,6 +253,7 @@ unsafe fn prepare<B>(
             relname,
             indexes,
             estate,
+            qual,
         } = opened;
         let econtext = pg_sys::MakePerTupleExprContext(estate);
         let mut defaults = Defaults {
@@ -251,7 +264,9 @@ unsafe fn prepare<B>(
         // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
         let begun = begin(columns.len());
         let relkind = (*(*rel).rd_rel).relkind as u8;
-        check_relkind(relkind, &relname);
+        let trig = (*rel).trigdesc;
+        let instead_row = !trig.is_null() && (*trig).trig_insert_instead_row;
+        check_relkind(relkind, instead_row, &relname);
         let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
         let mut ti_options = 0;
         if !partitioned && compat::created_in_this_transaction(rel) {
@@ -267,7 +282,6 @@ unsafe fn prepare<B>(
             pg_sys::ExecOpenIndices(rri, false);
         }
         let constr = (*(*rel).rd_att).constr;
-        let trig = (*rel).trigdesc;
         let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
         let generated = !constr.is_null() && (*constr).has_generated_stored;
         // Statement-level work before the first row, as CopyFrom: the query level for AFTER
@@ -280,6 +294,7 @@ unsafe fn prepare<B>(
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
         let reader = spec.reader();
+        let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
         let target = Target {
             rel,
             relid,
@@ -292,10 +307,12 @@ unsafe fn prepare<B>(
             columns,
             fillers,
             ti_options,
-            fast: !partitioned && !before_row && !generated,
+            fast: !partitioned && !before_row && !generated && !instead_row,
             input_slot,
             routing,
-            volatile_defaults: defaults.volatile,
+            single_rows: defaults.volatile || qual.as_ref().is_some_and(|q| q.volatile),
+            filter,
+            instead_row,
             transition_capture,
             null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
             default_marker: reader.default.is_some(),
@@ -418,11 +435,17 @@ fn wrong_object(relname: &str, what: &str) -> ! {
     )
 }
 
-/// CopyFrom's relation kinds: tables and partitioned tables are loaded, the rest refused.
-fn check_relkind(relkind: u8, relname: &str) {
+/// CopyFrom's relation kinds: tables, partitioned tables and views with an INSTEAD OF INSERT
+/// row trigger are loaded, the rest refused.
+fn check_relkind(relkind: u8, instead_row: bool, relname: &str) {
     match relkind {
         pg_sys::RELKIND_RELATION | pg_sys::RELKIND_PARTITIONED_TABLE => {}
-        pg_sys::RELKIND_VIEW => wrong_object(relname, "view"),
+        _ if instead_row => {}
+        pg_sys::RELKIND_VIEW => raise_hint(
+            PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
+            format!("cannot copy to view \"{relname}\""),
+            "To enable copying to a view, provide an INSTEAD OF INSERT trigger.",
+        ),
         pg_sys::RELKIND_MATVIEW => wrong_object(relname, "materialized view"),
         pg_sys::RELKIND_SEQUENCE => wrong_object(relname, "sequence"),
         pg_sys::RELKIND_FOREIGN_TABLE => raise_detail(
@@ -473,13 +496,16 @@ unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
 unsafe fn force_list(
     rel: pg_sys::Relation,
     relname: &str,
-    names: &[Option<String>],
+    list: &ForceList,
     indexes: &[usize],
     what: &str,
 ) -> Vec<usize> {
-    if names.is_empty() {
-        return Vec::new();
-    }
+    let names = match list {
+        // `*`: every input column, nothing to check
+        ForceList::All => return indexes.to_vec(),
+        ForceList::Columns(names) if names.is_empty() => return Vec::new(),
+        ForceList::Columns(names) => names,
+    };
     // SAFETY: as the function's contract.
     let found = unsafe { attnums(rel, relname, names, what) };
     if let Some(&i) = found.iter().find(|i| !indexes.contains(i)) {

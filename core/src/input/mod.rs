@@ -120,6 +120,8 @@ pub struct Options {
     pub escape: u8,
     /// Skip the first row (a CSV header row may span several lines).
     pub header: bool,
+    /// `HEADER MATCH` (with `header`): the header row's fields must be these column names.
+    pub header_match: Option<HeaderMatch>,
     /// 15, 16, 17 or 18: selects version-specific behaviour (the end marker, see the module
     /// docs).
     pub server_major: u32,
@@ -142,6 +144,7 @@ impl Options {
             quote: b'"',
             escape: b'"',
             header: false,
+            header_match: None,
             server_major: 17,
             stream: false,
             no_columns: false,
@@ -158,11 +161,21 @@ impl Options {
             quote: b'"',
             escape: b'"',
             header: false,
+            header_match: None,
             server_major: 17,
             stream: false,
             no_columns: false,
         }
     }
+}
+
+/// What `HEADER MATCH` checks the header row against (`NextCopyFromRawFields`): the names
+/// of the input columns, in input order, and which of them have a default (the DEFAULT
+/// marker is refused in a header field of a column without one, as in a data row).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HeaderMatch {
+    pub names: Vec<Vec<u8>>,
+    pub has_default: Vec<bool>,
 }
 
 /// One field of a row.
@@ -386,6 +399,24 @@ pub enum InputErrorKind {
     EndMarkerNotAlone,
     /// CSV: the data ended inside a quoted field.
     UnterminatedCsvQuote,
+    /// HEADER MATCH: the header row has another number of fields than there are columns.
+    HeaderFieldCount { got: usize, expected: usize },
+    /// HEADER MATCH: header field `field` (1-based) is the NULL marker `null`.
+    HeaderNullName {
+        field: usize,
+        null: Vec<u8>,
+        expected: Vec<u8>,
+    },
+    /// HEADER MATCH: header field `field` (1-based) is not the column's name.
+    HeaderNameMismatch {
+        field: usize,
+        got: Vec<u8>,
+        expected: Vec<u8>,
+    },
+    /// HEADER MATCH: the DEFAULT marker in the header field of a column without a default.
+    HeaderUnexpectedDefault { column: Vec<u8> },
+    /// HEADER MATCH into a table without columns: the header line is not empty.
+    HeaderExtraData,
 }
 
 /// A reading error, with COPY's line number at the time it was raised.
@@ -444,6 +475,42 @@ impl InputError {
                 "end-of-copy marker is not alone on its line".into()
             }
             InputErrorKind::UnterminatedCsvQuote => "unterminated CSV quoted field".into(),
+            InputErrorKind::HeaderFieldCount { got, expected } => {
+                format!("wrong number of fields in header line: got {got}, expected {expected}")
+            }
+            InputErrorKind::HeaderNullName {
+                field,
+                null,
+                expected,
+            } => format!(
+                "column name mismatch in header line field {field}: got null value (\"{}\"), expected \"{}\"",
+                String::from_utf8_lossy(null),
+                String::from_utf8_lossy(expected)
+            ),
+            InputErrorKind::HeaderNameMismatch {
+                field,
+                got,
+                expected,
+            } => format!(
+                "column name mismatch in header line field {field}: got \"{}\", expected \"{}\"",
+                String::from_utf8_lossy(got),
+                String::from_utf8_lossy(expected)
+            ),
+            InputErrorKind::HeaderUnexpectedDefault { .. } => {
+                "unexpected default marker in COPY data".into()
+            }
+            InputErrorKind::HeaderExtraData => "extra data after last expected column".into(),
+        }
+    }
+
+    /// The server's `errdetail`, if it gives one.
+    pub fn detail(&self) -> Option<String> {
+        match &self.kind {
+            InputErrorKind::HeaderUnexpectedDefault { column } => Some(format!(
+                "Column \"{}\" has no default value.",
+                String::from_utf8_lossy(column)
+            )),
+            _ => None,
         }
     }
 
@@ -718,6 +785,20 @@ impl<R: Read> RowReader<R> {
     }
 
     fn next_row_inner(&mut self, row: &mut Row) -> Result<bool, InputError> {
+        if self.header_pending && self.opts.header_match.is_some() {
+            self.read_header(row)?;
+            if let Err(kind) = self.check_header(row) {
+                self.done = true;
+                return Err(InputError {
+                    kind,
+                    line: row.line_no,
+                    raw_line: Some(row.raw_line().into_owned()),
+                });
+            }
+            if self.done {
+                return Ok(false);
+            }
+        }
         if self.header_pending {
             // NextCopyFromRawFields: the header line is read (with all line-level checks)
             // and thrown away; if reading it hit EOF or `\.`, there is no data.
@@ -738,6 +819,57 @@ impl<R: Read> RowReader<R> {
         // a stream ends at the marker, also after data on its line (the line is a row)
         self.done |= line.stop && self.opts.stream;
         self.split_line(line, row)
+    }
+
+    /// HEADER MATCH on the header row `row` (`NextCopyFromRawFields`): the DEFAULT marker
+    /// where its column has no default (found while splitting, as in any row), then the number
+    /// of fields, then each name in input order (exact bytes, as `namestrcmp`). A table
+    /// without columns takes only an empty header line.
+    fn check_header(&self, row: &Row) -> Result<(), InputErrorKind> {
+        let Some(m) = &self.opts.header_match else {
+            return Ok(());
+        };
+        if self.opts.no_columns {
+            return match row.line_len() {
+                0 => Ok(()),
+                _ => Err(InputErrorKind::HeaderExtraData),
+            };
+        }
+        for (i, name) in m.names.iter().enumerate().take(row.len()) {
+            if row.field(i) == Field::Default && !m.has_default[i] {
+                return Err(InputErrorKind::HeaderUnexpectedDefault {
+                    column: name.clone(),
+                });
+            }
+        }
+        if row.len() != m.names.len() {
+            return Err(InputErrorKind::HeaderFieldCount {
+                got: row.len(),
+                expected: m.names.len(),
+            });
+        }
+        for (i, expected) in m.names.iter().enumerate() {
+            let got = match row.field(i) {
+                Field::Value(v) => v,
+                // the server compares the field's text, which for the marker is the marker
+                Field::Default => self.opts.default.as_deref().unwrap_or_default(),
+                Field::Null => {
+                    return Err(InputErrorKind::HeaderNullName {
+                        field: i + 1,
+                        null: self.opts.null.clone(),
+                        expected: expected.clone(),
+                    });
+                }
+            };
+            if got != expected.as_slice() {
+                return Err(InputErrorKind::HeaderNameMismatch {
+                    field: i + 1,
+                    got: got.to_vec(),
+                    expected: expected.clone(),
+                });
+            }
+        }
+        Ok(())
     }
 
     /// `CopyReadAttributesText`/`CSV` on a line found by [`read_line`](Self::read_line);
