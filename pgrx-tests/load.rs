@@ -77,6 +77,7 @@ impl Case {
         for (k, v) in &self.opts {
             let arg = match k.as_str() {
                 "format" => format!("format => {}", quote_literal(v)),
+                "header" if v == "match" => "header_match => true".to_string(),
                 "header" => format!("header => {v}"),
                 "delimiter" => format!("delimiter => {}", quote_literal(v)),
                 "null" => format!("null_string => {}", quote_literal(v)),

@@ -21,6 +21,8 @@ step() {  # name command...
 scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
 
 step core cargo test -p fastcopy-core --release
+# the load corpus' manifest parses and lists exactly its data files
+step corpus python3 pgrx-tests/corpus/load/check_cases.py
 # the fuzz targets build against the core's current API (running them: make fuzz)
 step fuzz-build bash -c 'cd fuzz && cargo check -q'
 # every unsafe block says why it holds (denied in src/lib.rs)

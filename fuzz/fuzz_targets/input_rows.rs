@@ -6,7 +6,7 @@
 //! same rows and error whatever the chunk size and however the source splits its reads.
 #![no_main]
 
-use fastcopy_core::input::{Field, Options, Row, RowReader};
+use fastcopy_core::input::{Field, HeaderMatch, Options, Row, RowReader};
 use libfuzzer_sys::fuzz_target;
 use std::io::Read;
 
@@ -68,7 +68,14 @@ fn options(sel: u8) -> Options {
         }
     };
     o.header = sel & 8 != 0;
-    o.server_major = [15, 16, 17][(sel as usize >> 4) % 3];
+    o.server_major = [15, 16, 17, 18][(sel as usize >> 4) % 4];
+    // HEADER MATCH against two short names (the fuzzer finds lines that match them)
+    if o.header && sel & 0x40 != 0 {
+        o.header_match = Some(HeaderMatch {
+            names: vec![b"a".to_vec(), b"b".to_vec()],
+            has_default: vec![false, true],
+        });
+    }
     o
 }
 

@@ -415,6 +415,32 @@ bad("csv_extra_columns.csv", lines(b"1,a", b"2,b,c"), "id int, t text", CSV, sql
 bad("csv_empty_line_multicol.csv", b"1,a\n\n2,b\n", "id int, t text", CSV, sqlstate="22P04")
 bad("csv_header_then_bad.csv", lines(b"id,t", b"x,y"), "id int, t text",
     "format=csv header=true", sqlstate="22P02")
+# HEADER MATCH: the header's fields, split like data, must be the input columns' names
+case("text_header_match.txt", lines(b"id\tt", b"1\tx", b"2\ty"), "id int, t text", "header=match")
+case("text_header_match_columns.txt", lines(b"t\tid", b"x\t1"), "id int, t text",
+     "header=match columns=t,id", note="the names in the column list's order")
+case("text_header_match_escaped.txt", lines(b"i\\x64\tt", b"1\tx"), "id int, t text",
+     "header=match", note="compared after de-escaping: i\\x64 is id")
+case("text_header_match_only.txt", lines(b"id\tt"), "id int, t text", "header=match")
+case("csv_header_match.csv", lines(b'"id",t', b"1,x", eol=b"\r\n"), "id int, t text",
+     "format=csv header=match")
+bad("text_header_match_order.txt", lines(b"t\tid", b"1\tx"), "id int, t text", "header=match",
+    sqlstate="22P04", note="column name mismatch in header line field 1")
+bad("text_header_match_case.txt", lines(b"ID\tt", b"1\tx"), "id int, t text", "header=match",
+    sqlstate="22P04", note="names compare exactly")
+bad("text_header_match_count.txt", lines(b"id", b"1\tx"), "id int, t text", "header=match",
+    sqlstate="22P04", note="wrong number of fields in header line")
+bad("text_header_match_null.txt", lines(b"id\t\\N", b"1\tx"), "id int, t text", "header=match",
+    sqlstate="22P04", note="got null value")
+bad("csv_header_match_null.csv", lines(b"id,", b"1,x"), "id int, t text",
+    "format=csv header=match", sqlstate="22P04", note="an unquoted empty field is NULL")
+bad("text_header_match_empty.txt", b"", "id int", "header=match", sqlstate="22P04",
+    note="an empty input still has a header line: one empty field")
+bad("text_header_match_bad_utf8.txt", lines(b"i\\xffd\tt", b"1\tx"), "id int, t text",
+    "header=match", sqlstate="22021", note="the header's escapes are checked as data's")
+bad("text_header_match_default.txt", lines(b"\\D\tt", b"1\tx"), "id int, t text",
+    r"header=match default=\\D min=16", sqlstate="22P04",
+    note="the DEFAULT marker in the header field of a column without a default")
 bad("csv_invalid_utf8.csv", b'1,"bad\xff"\n', "id int, t text", CSV, sqlstate="22021")
 bad("csv_invalid_utf8_truncated.csv", b"1,ok\n2,\xf0\x9f\x98\n", "id int, t text", CSV,
     sqlstate="22021")
