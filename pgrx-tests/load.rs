@@ -579,6 +579,7 @@ fn load_option_pairs_checked_in_copys_order() {
         (16, "default", "DEFAULT 'x,y'", "default_string => 'x,y'"),
         (16, "default", "DEFAULT 'd\"'", "default_string => 'd\"'"),
         (15, "header", "HEADER true", "header => true"),
+        (15, "header", "HEADER match", "header_match => true"),
         (15, "quote", "QUOTE 'ab'", "quote => 'ab'"),
         (15, "quote", "QUOTE ','", "quote => ','"),
         (15, "escape", "ESCAPE '\\'", "escape => '\\'"),
@@ -586,8 +587,15 @@ fn load_option_pairs_checked_in_copys_order() {
         (15, "force_not_null", "FORCE_NOT_NULL (a)", "force_not_null => '{a}'"),
         (15, "force_not_null", "FORCE_NOT_NULL (nosuch)", "force_not_null => '{nosuch}'"),
         (15, "force_null", "FORCE_NULL (b)", "force_null => '{b}'"),
+        (17, "force_not_null", "FORCE_NOT_NULL *", "force_not_null => '{*}'"),
+        (17, "force_null", "FORCE_NULL *", "force_null => '{*}'"),
         (17, "on_error", "ON_ERROR 'bogus'", "on_error => 'bogus'"),
         (17, "on_error", "ON_ERROR 'IGNORE'", "on_error => 'IGNORE'"),
+        (17, "log_verbosity", "LOG_VERBOSITY 'bogus'", "log_verbosity => 'bogus'"),
+        (17, "log_verbosity", "LOG_VERBOSITY verbose", "log_verbosity => 'verbose'"),
+        (18, "log_verbosity", "LOG_VERBOSITY silent", "log_verbosity => 'silent'"),
+        (18, "reject_limit", "REJECT_LIMIT 0", "reject_limit => 0"),
+        (18, "reject_limit", "REJECT_LIMIT 5", "reject_limit => 5"),
     ];
     let usable: Vec<_> = options.iter().filter(|o| major >= o.0).collect();
     let (mut pairs, mut errors) = (0, 0);

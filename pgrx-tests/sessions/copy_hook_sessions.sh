@@ -46,11 +46,10 @@ check "command tag of a taken COPY: $tag" '[ "$tag" = "COPY 3" ]'
 
 # 3. hand-overs: with on the server's COPY runs (same outcome as off), with require the
 # ERROR says why
-for stmt in "COPY hk FROM STDIN WHERE a > 1|WHERE clause" \
-            "COPY hk TO STDOUT|COPY TO" \
+for stmt in "COPY hk TO STDOUT|COPY TO" \
             "COPY hk FROM PROGRAM 'cat /dev/null'|program" \
             "COPY hk FROM STDIN (FORMAT binary)|options are invalid" \
-            "COPY hk FROM STDIN (HEADER match)|value of option \"header\"" \
+            "COPY hk FROM STDIN (FREEZE, FREEZE)|given more than once" \
             "COPY hk FROM STDIN (ENCODING 'LATIN1')|encoding conversion"; do
   sql=${stmt%%|*}; why=${stmt##*|}
   req=$(printf '5\tq\n' | psql_as require -c "TRUNCATE hk" -c "$sql" 2>&1 >/dev/null)
@@ -59,8 +58,40 @@ for stmt in "COPY hk FROM STDIN WHERE a > 1|WHERE clause" \
   check "handed over ($why): require says so, on = off" \
     '[[ "$req" == *"fastcopy cannot take this COPY"*"$why"* ]] && [ "$a" = "$b" ]' "require: $req | off: $a | on: $b"
 done
-dbg=$(printf '5\tq\n' | psql_as on -c "SET client_min_messages = debug1" -c "COPY hk FROM STDIN WHERE a > 1" 2>&1 >/dev/null)
-check "with on, DEBUG1 names the reason of a hand-over" '[[ "$dbg" == *"DEBUG:  fastcopy hands this COPY to the server: it has a WHERE clause"* ]]' "$dbg"
+dbg=$(printf '5\tq\n' | psql_as on -c "SET client_min_messages = debug1" -c "COPY hk FROM PROGRAM 'cat /dev/null'" 2>&1 >/dev/null)
+check "with on, DEBUG1 names the reason of a hand-over" '[[ "$dbg" == *"DEBUG:  fastcopy hands this COPY to the server: it reads from a program"* ]]' "$dbg"
+# 3b. statements with COPY 15-18's other options and targets are taken: the same outcome
+# (rows, NOTICEs, errors with their position and CONTEXT) as the server's COPY
+psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
+SET client_min_messages = warning;
+DROP VIEW IF EXISTS hkv; DROP TABLE IF EXISTS hkb;
+CREATE TABLE hkb (a int, b text);
+CREATE VIEW hkv AS SELECT a, b FROM hkb;
+CREATE FUNCTION hkv_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  IF NEW.a = 2 THEN RETURN NULL; END IF; INSERT INTO hkb VALUES (NEW.a * 10, NEW.b); RETURN NEW; END $$;
+CREATE TRIGGER hkv_ins INSTEAD OF INSERT ON hkv FOR EACH ROW EXECUTE FUNCTION hkv_ins();
+SQL
+taken() {  # LABEL DATA SQL: off and require give the same output, and require took it
+  local a b
+  a=$(printf "$2" | psql_as off -v VERBOSITY=default -c "TRUNCATE hk2, hkb" -c "$3" -c "SELECT count(*), string_agg(a || ':' || coalesce(b, '<null>'), ' ' ORDER BY a) FROM (SELECT * FROM hk2 UNION ALL SELECT * FROM hkb) t" 2>&1)
+  b=$(printf "$2" | psql_as require -v VERBOSITY=default -c "TRUNCATE hk2, hkb" -c "$3" -c "SELECT count(*), string_agg(a || ':' || coalesce(b, '<null>'), ' ' ORDER BY a) FROM (SELECT * FROM hk2 UNION ALL SELECT * FROM hkb) t" 2>&1)
+  check "taken, as the server's COPY: $1" '[ "$a" = "$b" ] && [[ "$b" != *"fastcopy cannot take"* ]]' "off: $a | require: $b"
+}
+taken "WHERE" '1\tx\n2\ty\n3\tz\n' "COPY hk2 FROM STDIN WHERE a > 1 AND b <> 'z'"
+taken "WHERE that fails at line 2" '1\tx\n2\ty\n' "COPY hk2 FROM STDIN WHERE a / (a - 2) > 0"
+taken "WHERE naming an unknown column (the error's position in the statement)" '1\tx\n' "COPY hk2 FROM STDIN WHERE nosuch > 1"
+taken "HEADER MATCH" 'a\tb\n1\tx\n' "COPY hk2 FROM STDIN (HEADER match)"
+taken "HEADER MATCH with a column list, mismatched" 'a\tb\n1\tx\n' "COPY hk2 (b, a) FROM STDIN WITH (HEADER MATCH)"
+taken "a view with an INSTEAD OF INSERT trigger" '1\tx\n2\ty\n3\tz\n' "COPY hkv FROM STDIN"
+if [ "$m" -ge 17 ]; then
+  taken "FORCE_NOT_NULL *, FORCE_NULL *" '1,,""\n' "COPY hk2 FROM STDIN (FORMAT csv, FORCE_NOT_NULL *, FORCE_NULL *)"
+  taken "ON_ERROR ignore, LOG_VERBOSITY verbose" 'x\ty\n1\tz\n2\t\\N\n' "COPY hk2 FROM STDIN (ON_ERROR ignore, LOG_VERBOSITY verbose)"
+fi
+if [ "$m" -ge 18 ]; then
+  taken "REJECT_LIMIT, exceeded at line 3" 'x\ty\n1\tz\nq\tw\n' "COPY hk2 FROM STDIN (ON_ERROR ignore, REJECT_LIMIT 1)"
+  taken "LOG_VERBOSITY silent" 'x\ty\n1\tz\n' "COPY hk2 FROM STDIN (ON_ERROR ignore, LOG_VERBOSITY silent)"
+fi
+
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;

@@ -7,7 +7,8 @@
 # either load is visible. Triggers (statement, row, WHEN, transition tables, BEFORE ROW that
 # modifies or skips), foreign keys, generated columns, partitions (tuple routing, other column
 # orders, sub-partitions, partition triggers, partition constraints), FREEZE (contents and the
-# frozen state of the pages), on_error 'ignore', default_string, force_not_null / force_null.
+# frozen state of the pages), on_error 'ignore', default_string, force_not_null / force_null,
+# WHERE, FORCE_* *, log_verbosity, reject_limit, views with INSTEAD OF triggers.
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
 #   pgrx-tests/sessions/semantics_sessions.sh 17
 set -uo pipefail
@@ -551,6 +552,138 @@ SQL
   same_err "CHECK on a virtual generated column (line 3)" 23514 "vc=0" \
     $'COPY c_vc FROM STDIN;\n1\n2\n30\n\\.\n' "SELECT fastcopy.load_data('f_vc', E'1\\n2\\n30\\n')" vc
 fi
+
+# ---- 13. WHERE (where_clause): rows, errors, counts and progress as COPY's ----
+psql -v ON_ERROR_STOP=1 -c "COPY (SELECT g, 'r' || g FROM generate_series(1, 1000) g) TO '$(f ac)'" >/dev/null
+both <<'SQL'
+CREATE TABLE @wh (a int, b int DEFAULT 5, c text, g int GENERATED ALWAYS AS (a + 1) STORED);
+CREATE TABLE @whp (a int, b int, c text) PARTITION BY LIST ((a % 2));
+CREATE TABLE @whp0 PARTITION OF @whp FOR VALUES IN (0);
+CREATE TABLE @whp1 PARTITION OF @whp FOR VALUES IN (1);
+CREATE TABLE @whv (a int);
+CREATE FUNCTION @whv_count() RETURNS bigint VOLATILE LANGUAGE sql AS 'SELECT count(*) FROM sem.@whv';
+-- what pg_stat_progress_copy says once every row is in (AFTER STATEMENT triggers run then)
+CREATE TABLE @whprog (processed bigint, excluded bigint, skipped bigint);
+CREATE FUNCTION @whprog() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  INSERT INTO sem.@whprog SELECT tuples_processed, tuples_excluded,
+    (to_jsonb(p) ->> 'tuples_skipped')::bigint FROM pg_stat_progress_copy p WHERE pid = pg_backend_pid();
+  RETURN NULL; END $$;
+CREATE TRIGGER @whprog AFTER INSERT ON @wh FOR EACH STATEMENT EXECUTE FUNCTION @whprog();
+SQL
+wh() {  # LABEL WANT COPY-COLUMNS WHERE-CONDITION [FILE] [TABLE]
+  local file=${5:-abc} t=${6:-wh}
+  psql -c "TRUNCATE c_$t, f_$t"
+  same_ok "WHERE $1" "$2" "COPY c_$t $3 FROM '$(f "$file")' WHERE ${4//@/c_}" \
+    "SELECT fastcopy.load('f_$t', '$(f "$file")'$([ -n "$3" ] && echo ", columns => '{$(tr -d '() ' <<<"$3")}'"), where_clause => \$w\$${4//@/f_}\$w\$)" "$t"
+}
+wh "on input columns" "wh=333" "" "a % 3 = 0 AND c LIKE 'r%'"
+wh "on a column the input does not supply (its default)" "wh=99" "(a, c)" "b = 5 AND a < 100" ac
+wh "that is NULL for some rows (they are excluded)" "wh=500" "" "nullif(a % 2, 0) = 1"
+wh "on tableoid" "wh=1000" "" "tableoid = 'sem.@wh'::regclass"
+wh "that folds to true" "wh=1000" "" "1 = 1"
+wh "that folds to false" "wh=0" "" "1 = 2 AND a > 0"
+wh "with a volatile function that reads the table (rows one at a time)" "whv=10" "(a)" "sem.@whv_count() < 10" vd whv
+wh "into a partitioned table" "whp=857" "" "b <> 3" abc whp
+psql -c "TRUNCATE c_wh, f_wh, c_whprog, f_whprog"
+sql="SELECT rows_loaded || ' ' || rows_excluded FROM fastcopy.load('f_wh', '$(f abc)', where_clause => 'a <= 250')"
+counts=$(psql -c "$sql"); ccount=$(psql -c "SELECT sem.copy_count(\$\$COPY c_wh FROM '$(f abc)' WHERE a <= 250\$\$)")
+check "WHERE: rows_loaded and rows_excluded ($counts) as COPY's count ($ccount) and the rest" '[ "$counts" = "$ccount 750" ]'
+r=$(cmp whprog)
+check "WHERE: pg_stat_progress_copy's tuples_processed / excluded / skipped as COPY's: $r" '[ "$r" = "whprog=1" ]' \
+  "$(psql -c "TABLE c_whprog" -c "TABLE f_whprog")"
+wherr() {  # LABEL SQLSTATE WHERE-CONDITION
+  psql -c "TRUNCATE c_wh, f_wh"
+  same_err "WHERE $1" "$2" "wh=0" "COPY c_wh FROM '$(f abc)' WHERE ${3//@/c_}" \
+    "SELECT fastcopy.load('f_wh', '$(f abc)', where_clause => \$w\$${3//@/f_}\$w\$)" wh
+}
+wherr "naming a generated column is refused" 42P10 "g > 1"
+wherr "with a whole-row reference (a generated column in it) is refused" 42P10 "@wh IS NOT NULL"
+wherr "naming an unknown column" 42703 "nosuch > 1"
+wherr "with a subquery" 0A000 "a > (SELECT 1)"
+wherr "with an aggregate" 42803 "count(*) > 0"
+wherr "with a set-returning function" 0A000 "generate_series(1, 2) > a"
+wherr "that is not boolean" 42804 "a + 1"
+wherr "that fails at line 500 (division by zero)" 22012 "1 / (a - 500) > 0"
+wherr "on a system column other than tableoid" 0A000 "xmin = '1'"
+wherr "with a syntax error" 42601 "a >"
+r=$(err_of "SELECT fastcopy.load('f_wh', '$(f abc)', where_clause => 'true; DROP TABLE sem.f_wh')")
+check "where_clause holds one condition, not a second statement: $r" \
+  '[ "$r" = "42601: where_clause must be a single condition | " ] && [ "$(cmp wh)" = "wh=0" ]'
+
+# ---- 14. FORCE_NOT_NULL * / FORCE_NULL * (COPY 17+; fastcopy's '{*}' on every major) ----
+both <<'SQL'
+CREATE TABLE @fa (a text, b text, c text, d text);
+SQL
+fa() {  # LABEL COPY-OPTION LOAD-ARG
+  psql -c "TRUNCATE c_fa, f_fa"
+  same_ok "csv $1" "fa=5" "COPY c_fa FROM '$(f fn)' WITH (FORMAT csv, NULL 'NULL', $2)" \
+    "SELECT fastcopy.load('f_fa', '$(f fn)', format => 'csv', null_string => 'NULL', $3)" fa
+}
+if [ "$m" -ge 17 ]; then
+  fa "force_not_null * (COPY FORCE_NOT_NULL *)" "FORCE_NOT_NULL *" "force_not_null => '{*}'"
+  fa "force_null * (COPY FORCE_NULL *)" "FORCE_NULL *" "force_null => '{*}'"
+  fa "force_not_null * and force_null *" "FORCE_NOT_NULL *, FORCE_NULL *" "force_not_null => '{*}', force_null => '{*}'"
+else
+  fa "force_not_null '{*}' = COPY's FORCE_NOT_NULL of every column" "FORCE_NOT_NULL (a, b, c, d)" "force_not_null => '{*}'"
+  fa "force_null '{*}' = COPY's FORCE_NULL of every column" "FORCE_NULL (a, b, c, d)" "force_null => '{*}'"
+fi
+
+# ---- 15. log_verbosity and reject_limit (COPY 17 / 18; fastcopy on every major) ----
+# NOTICEs as psql shows them, with their CONTEXT, COPY's verb for fastcopy's
+notices() { psql -v VERBOSITY=default -v SHOW_CONTEXT=always -c "$1" 2>&1 >/dev/null \
+  | grep -E '^(NOTICE|CONTEXT):' | sed 's/^CONTEXT:  fastcopy\.load /CONTEXT:  COPY /; s/[cf]_oe/@oe/g'; }
+for v in verbose default silent; do
+  psql -c "TRUNCATE c_oe, f_oe"
+  fn=$(notices "SELECT fastcopy.load('f_oe', '$(f oe)', on_error => 'ignore', log_verbosity => '$v')")
+  if [ "$m" -ge 18 ] || { [ "$m" -ge 17 ] && [ "$v" != silent ]; }; then
+    cn=$(notices "COPY c_oe FROM '$(f oe)' WITH (ON_ERROR ignore, LOG_VERBOSITY $v)")
+    r=$(cmp oe)
+    check "log_verbosity $v: the NOTICEs ($(grep -c '^NOTICE' <<<"$fn")) as COPY's, $r" \
+      '[ "$fn" = "$cn" ] && [ "$r" = "oe=9990" ]' "copy: $cn | fastcopy: $fn"
+  else
+    r=$(psql -c "SELECT count(*) FROM f_oe")
+    want=$(case $v in verbose) echo 11;; default) echo 1;; silent) echo 0;; esac)
+    check "log_verbosity $v: $want NOTICEs (COPY $m has no such option), $r rows" \
+      '[ "$(grep -c "^NOTICE" <<<"$fn")" = "$want" ] && [ "$r" = 9990 ] && { [ "$v" != verbose ] || grep -qx "NOTICE:  skipping row due to data type incompatibility at line 1 for column \"a\": \"x1\"" <<<"$fn"; }' "$fn"
+  fi
+done
+psql -c "TRUNCATE c_oe, f_oe"
+if [ "$m" -ge 18 ]; then
+  same_err "reject_limit 9 with 10 bad rows fails at the 10th (line 10000)" 22P02 "oe=0" \
+    "COPY c_oe FROM '$(f oe)' WITH (ON_ERROR ignore, REJECT_LIMIT 9)" \
+    "SELECT fastcopy.load('f_oe', '$(f oe)', on_error => 'ignore', reject_limit => 9)" oe
+  same_ok "reject_limit 10 with 10 bad rows loads the rest" "oe=9990" \
+    "COPY c_oe FROM '$(f oe)' WITH (ON_ERROR ignore, REJECT_LIMIT 10)" \
+    "SELECT fastcopy.load('f_oe', '$(f oe)', on_error => 'ignore', reject_limit => 10)" oe
+else
+  r=$(err_of "SELECT fastcopy.load('f_oe', '$(f oe)', on_error => 'ignore', reject_limit => 9)")
+  check "reject_limit 9 with 10 bad rows fails at the 10th as COPY 18 (COPY $m has no such option): $r" \
+    '[ "$r" = "22P02: skipped more than REJECT_LIMIT (9) rows due to data type incompatibility | COPY @oe, line 10000, column a: \"1.5\"" ] && [ "$(cmp oe)" = "oe=0" ]'
+  r=$(psql -c "SELECT rows_loaded FROM fastcopy.load('f_oe', '$(f oe)', on_error => 'ignore', reject_limit => 10)" 2>/dev/null)
+  check "reject_limit 10 with 10 bad rows loads the rest: $r" '[ "$r" = 9990 ]'
+fi
+
+# ---- 16. a view with an INSTEAD OF INSERT trigger ----
+both <<'SQL'
+CREATE TABLE @vbase (a int, b text, via text);
+CREATE VIEW @vw AS SELECT a, b FROM @vbase;
+CREATE FUNCTION @vw_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  IF NEW.a % 10 = 0 THEN RETURN NULL; END IF;
+  INSERT INTO sem.@vbase VALUES (NEW.a, NEW.b, TG_NAME); RETURN NEW; END $$;
+CREATE TRIGGER vw_ins INSTEAD OF INSERT ON @vw FOR EACH ROW EXECUTE FUNCTION @vw_ins();
+CREATE VIEW @vno AS SELECT a, b FROM @vbase;
+SQL
+same_ok "into a view: each row through its INSTEAD OF trigger" "vbase=900" \
+  "COPY c_vw FROM '$(f ac)'" "SELECT fastcopy.load('f_vw', '$(f ac)')" vbase
+ccount=$(psql -c "SELECT sem.copy_count(\$\$COPY c_vw FROM '$(f ac)'\$\$)")
+fcount=$(psql -c "SELECT rows_loaded FROM fastcopy.load('f_vw', '$(f ac)')")
+check "into a view: the rows counted as COPY counts them, also those the trigger dropped ($fcount, COPY $ccount)" \
+  '[ "$fcount" = "$ccount" ] && [ "$ccount" = 1000 ]'
+psql -c "TRUNCATE c_vbase, f_vbase"
+same_ok "into a view with WHERE" "vbase=45" \
+  "COPY c_vw FROM '$(f ac)' WHERE a < 50" "SELECT fastcopy.load('f_vw', '$(f ac)', where_clause => 'a < 50')" vbase
+same_err "a view without an INSTEAD OF INSERT trigger is refused" 42809 "vbase=45" \
+  "COPY c_vno FROM '$(f ac)'" "SELECT fastcopy.load('f_vno', '$(f ac)')" vbase
 
 psql -c "SET client_min_messages = warning" -c "DROP SCHEMA sem CASCADE"
 rm -f "$FASTCOPY_RUN/sem-$m-"*
