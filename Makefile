@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client fmt start stop psql fuzz
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -10,6 +10,11 @@ setup:
 ## make test: setup, core tests, in-database tests on PostgreSQL 15, 16, 17 (what CI runs)
 test:
 	scripts/test.sh
+
+## make test-reliability [MAJOR=17]: crashes mid-load, a streaming standby, a point-in-time
+## restore (pgrx-tests/reliability/), all majors or MAJOR; figures in bench/results/reliability.md
+test-reliability:
+	scripts/reliability.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
 
 ## clippy on every major (every unsafe block documented: clippy::undocumented_unsafe_blocks
 ## is denied in src/lib.rs) and rustfmt; make test runs the pg17 clippy
