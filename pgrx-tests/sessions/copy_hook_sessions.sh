@@ -71,6 +71,11 @@ CREATE FUNCTION hkv_ins() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
   IF NEW.a = 2 THEN RETURN NULL; END IF; INSERT INTO hkb VALUES (NEW.a * 10, NEW.b); RETURN NEW; END $$;
 CREATE TRIGGER hkv_ins INSTEAD OF INSERT ON hkv FOR EACH ROW EXECUTE FUNCTION hkv_ins();
 SQL
+psql -v ON_ERROR_STOP=1 >/dev/null <<SQL
+COPY (SELECT g, 'r' || g FROM generate_series(1, 10) g) TO '$FASTCOPY_RUN/hk-where-$m.txt';
+CREATE OR REPLACE FUNCTION hk_where() RETURNS void LANGUAGE plpgsql
+  AS \$\$ BEGIN COPY hk2 FROM '$FASTCOPY_RUN/hk-where-$m.txt' WHERE a > 5 AND b <> 'r7'; END \$\$;
+SQL
 taken() {  # LABEL DATA SQL: off and require give the same output, and require took it
   local a b
   a=$(printf "$2" | psql_as off -v VERBOSITY=default -c "TRUNCATE hk2, hkb" -c "$3" -c "SELECT count(*), string_agg(a || ':' || coalesce(b, '<null>'), ' ' ORDER BY a) FROM (SELECT * FROM hk2 UNION ALL SELECT * FROM hkb) t" 2>&1)
@@ -82,6 +87,7 @@ taken "WHERE that fails at line 2" '1\tx\n2\ty\n' "COPY hk2 FROM STDIN WHERE a /
 taken "WHERE naming an unknown column (the error's position in the statement)" '1\tx\n' "COPY hk2 FROM STDIN WHERE nosuch > 1"
 taken "HEADER MATCH" 'a\tb\n1\tx\n' "COPY hk2 FROM STDIN (HEADER match)"
 taken "HEADER MATCH with a column list, mismatched" 'a\tb\n1\tx\n' "COPY hk2 (b, a) FROM STDIN WITH (HEADER MATCH)"
+taken "WHERE in a function's cached plan, run twice" '' "SELECT hk_where(); SELECT hk_where()"
 taken "a view with an INSTEAD OF INSERT trigger" '1\tx\n2\ty\n3\tz\n' "COPY hkv FROM STDIN"
 if [ "$m" -ge 17 ]; then
   taken "FORCE_NOT_NULL *, FORCE_NULL *" '1,,""\n' "COPY hk2 FROM STDIN (FORMAT csv, FORCE_NOT_NULL *, FORCE_NULL *)"

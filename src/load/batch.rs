@@ -267,7 +267,9 @@ impl Batch {
             pages_extended: 0,
             extend_calls: 0,
         };
-        if target.routing.is_none() {
+        // a partitioned target gets a buffer per partition as rows come; a view none (its
+        // rows go to its INSTEAD OF trigger one by one)
+        if target.routing.is_none() && !target.instead_row {
             // SAFETY: the target's own result relation.
             let buf = unsafe { Buffer::new(target.rri, target, false) };
             batch.index.insert(target.rri, 0);

@@ -40,8 +40,13 @@ pub struct Qual {
 pub unsafe fn transform(rel: pg_sys::Relation, clause: &WhereClause) -> Qual {
     match clause {
         WhereClause::Parsed { node, source } => {
-            // SAFETY: as the function's contract.
-            unsafe { transform_raw(rel, *node, *source) }
+            // SAFETY: as the function's contract. The statement's tree may be a cached plan's,
+            // and parse analysis may scribble on a raw tree: it gets a copy (as
+            // standard_ProcessUtility copies a read-only tree).
+            unsafe {
+                let copy = pg_sys::copyObjectImpl(*node as *const c_void) as *mut pg_sys::Node;
+                transform_raw(rel, copy, *source)
+            }
         }
         WhereClause::Text(text) => {
             let source = CString::new(format!("{PREFIX}{text}")).unwrap_or_else(|_| {
