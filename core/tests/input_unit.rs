@@ -1208,7 +1208,9 @@ fn header_match_checks_the_names() {
     assert!(rd.next_row(&mut row).unwrap());
     assert_eq!((row.line_no(), row.line_len()), (2, 0));
     assert!(!rd.next_row(&mut row).unwrap());
-    let e = RowReader::new(&b"x\n\n"[..], o).next_row(&mut row).unwrap_err();
+    let e = RowReader::new(&b"x\n\n"[..], o)
+        .next_row(&mut row)
+        .unwrap_err();
     assert_eq!(e.message(), "extra data after last expected column");
 }
 
