@@ -494,8 +494,8 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<(SqlOptions, Option<String>
             "reject_limit" if major >= 18 => {
                 o.reject_limit = Some(text()?.parse().map_err(|_| bad())?);
             }
-            // SAFETY: as above.
             "force_not_null" => {
+                // SAFETY: as above.
                 o.force_not_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?)
             }
             // SAFETY: as above.
