@@ -110,6 +110,7 @@ macro_rules! load_function {
             log_verbosity: default!(Option<String>, "NULL"),
             reject_limit: default!(Option<i64>, "NULL"),
             where_clause: default!(Option<String>, "NULL"),
+            encoding: default!(Option<String>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
@@ -127,6 +128,7 @@ macro_rules! load_function {
                 log_verbosity,
                 reject_limit,
                 where_clause: where_clause.map(WhereClause::Text),
+                encoding,
             };
             let relid = target_oid(target);
             let source = $source($data);

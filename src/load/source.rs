@@ -10,7 +10,8 @@
 //! the reader thread: they are not thread-safe, and an ERROR there could not unwind into
 //! PostgreSQL's error handling.
 
-use super::client::{self, ClientPump};
+use super::client::{self, ClientReader};
+use super::pump::{Origin, Pump};
 use super::progress::SourceKind;
 use crate::error::{raise, raise_detail_hint, raise_hint};
 use pgrx::prelude::*;
@@ -33,8 +34,9 @@ pub struct Input<'a> {
     pub kind: SourceKind,
     /// Size in bytes, when known before reading.
     pub total: Option<u64>,
-    /// The backend's side of a client stream, pumped between row blocks.
-    pub pump: Option<ClientPump>,
+    /// The backend's side of a stream it feeds (a client's data, converted input), pumped
+    /// between row blocks.
+    pub pump: Option<Pump<'a>>,
 }
 
 impl<'a> Source<'a> {
@@ -59,7 +61,7 @@ impl<'a> Source<'a> {
                 pump: None,
             },
             Source::Client => {
-                let (pump, read) = ClientPump::new();
+                let (pump, read) = Pump::new(Origin::Client(ClientReader::new()), None);
                 client::send_copy_in_response(ncols);
                 Input {
                     read: Box::new(read),
