@@ -165,7 +165,7 @@ fn bytes_source(data: Option<&[u8]>) -> Source<'_> {
 }
 
 fn text_source(data: Option<&str>) -> Source<'_> {
-    Source::Value(data.map_or(&b""[..], str::as_bytes))
+    Source::Text(data.map_or(&b""[..], str::as_bytes))
 }
 
 load_function! {

@@ -283,7 +283,9 @@ pub fn encoding_name(id: std::ffi::c_int) -> String {
         let name = pg_sys::pg_encoding_to_char(id);
         #[cfg(not(any(feature = "pg15", feature = "pg16")))]
         let name = pg_sys::pg_encoding_to_char_private(id);
-        std::ffi::CStr::from_ptr(name).to_string_lossy().into_owned()
+        std::ffi::CStr::from_ptr(name)
+            .to_string_lossy()
+            .into_owned()
     }
 }
 

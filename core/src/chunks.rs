@@ -350,4 +350,29 @@ mod tests {
         let e = c.fill().unwrap_err();
         assert_eq!(e.raw_os_error(), Some(5));
     }
+
+    #[test]
+    fn nul_free_stops_at_a_nul_only() {
+        // LATIN1 / SQL_ASCII: every byte but NUL is a character, also what is invalid UTF-8
+        let input = b"caf\xe9 \xff\x80ok\0rest";
+        let mut c = Chunks::new(
+            Trickle {
+                data: input,
+                step: 2,
+            },
+            3,
+            Verify::NulFree,
+        );
+        while !c.bad() && !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert!(c.bad());
+        assert_eq!(c.data(), b"caf\xe9 \xff\x80ok");
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0]);
+        let mut c = Chunks::new(&b"\xe9\xe9"[..], 1, Verify::NulFree);
+        while !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert_eq!(c.data(), b"\xe9\xe9");
+    }
 }

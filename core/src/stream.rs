@@ -246,4 +246,25 @@ mod tests {
         drop(r);
         assert!(matches!(w.try_send(vec![1]), Err(Refused::Closed)));
     }
+
+    #[test]
+    fn an_error_comes_after_the_data_before_it() {
+        let (mut w, mut r) = channel(4);
+        w.try_send(b"1\tok\n2\tab".to_vec()).unwrap();
+        let e = ServerError {
+            sqlstate: crate::sqlstate::SqlState::parse("22P05").unwrap(),
+            message: "character with byte sequence 0xe6 has no equivalent".into(),
+        };
+        w.try_fail(e.clone()).unwrap();
+        let mut got = Vec::new();
+        let err = r.read_to_end(&mut got).unwrap_err();
+        assert_eq!(got, b"1\tok\n2\tab");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            err.get_ref().unwrap().downcast_ref::<ServerError>(),
+            Some(&e)
+        );
+        // and again on the next read
+        assert!(r.read(&mut [0u8; 4]).is_err());
+    }
 }

@@ -492,8 +492,10 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             "reject_limit" if major >= 18 => {
                 o.reject_limit = Some(text()?.parse().map_err(|_| bad())?);
             }
-            // SAFETY: as above.
-            "force_not_null" => o.force_not_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
+            "force_not_null" => {
+                // SAFETY: as above.
+                o.force_not_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?)
+            }
             // SAFETY: as above.
             "force_null" => o.force_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
             "encoding" => o.encoding = Some(text()?),

@@ -215,7 +215,9 @@ impl<'a> Loader<'a> {
         {
             raise(
                 PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
-                format!("skipped more than REJECT_LIMIT ({limit}) rows due to data type incompatibility"),
+                format!(
+                    "skipped more than REJECT_LIMIT ({limit}) rows due to data type incompatibility"
+                ),
             );
         }
     }

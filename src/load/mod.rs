@@ -9,7 +9,8 @@
 //!        ▼
 //!  Source::open (source.rs) ── file, value or client stream (client.rs): an Input,
 //!        │                        its progress type and size
-//!        │ (a client stream: the backend pumps its CopyData into a bounded byte stream)
+//!        │ (a client stream, or input the server converts into the database encoding
+//!        │  (encoding.rs): the backend pumps it into a bounded byte stream (pump.rs))
 //!  ══════╪══════════════════ reader thread (blocks.rs; fastcopy-core only, no PostgreSQL) ═══
 //!        ▼
 //!  Decoder (core: decode.rs, input/) ── rows of fields; int fields converted per block
@@ -112,6 +113,15 @@ pub fn run(
     front: Front,
 ) -> LoadStats {
     let started = std::time::Instant::now();
+    // a text value is in the database encoding already (the server converted it from the
+    // client's); only bytes are read in an input encoding
+    let text_value = matches!(source, Source::Text(_));
+    if text_value && opts.encoding.is_some() {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "encoding applies to bytea data: a text value is in the database encoding",
+        );
+    }
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
@@ -120,7 +130,14 @@ pub fn run(
         opts.columns.as_deref(),
         opts.where_clause.as_ref(),
         front,
-        || LoadSpec::parse(opts, server_major()),
+        || {
+            let mut spec = LoadSpec::parse(opts, server_major());
+            if text_value {
+                // SAFETY: reads the database's encoding.
+                spec.encoding = Some(unsafe { pg_sys::GetDatabaseEncoding() });
+            }
+            spec
+        },
         |ncols| {
             let input = source.open(ncols);
             let progress = Progress::start(relid, input.kind, input.total);

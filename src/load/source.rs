@@ -11,8 +11,8 @@
 //! PostgreSQL's error handling.
 
 use super::client::{self, ClientReader};
-use super::pump::{Origin, Pump};
 use super::progress::SourceKind;
+use super::pump::{Origin, Pump};
 use crate::error::{raise, raise_detail_hint, raise_hint};
 use pgrx::prelude::*;
 use std::io::Read;
@@ -22,8 +22,11 @@ pub enum Source<'a> {
     /// A server file (`fastcopy.load`, `COPY … FROM 'file'`); privileges are checked by the
     /// caller.
     File(&'a str),
-    /// The value given to `fastcopy.load_data`.
+    /// The bytea value given to `fastcopy.load_data`: bytes in the input encoding, as COPY
+    /// FROM STDIN's.
     Value(&'a [u8]),
+    /// The text value given to `fastcopy.load_data`: already in the database encoding.
+    Text(&'a [u8]),
     /// `COPY … FROM STDIN` from a remote client (`client.rs`).
     Client,
 }
@@ -54,7 +57,7 @@ impl<'a> Source<'a> {
                     pump: None,
                 }
             }
-            Source::Value(bytes) => Input {
+            Source::Value(bytes) | Source::Text(bytes) => Input {
                 read: Box::new(bytes),
                 kind: SourceKind::Callback,
                 total: Some(bytes.len() as u64),

@@ -643,7 +643,6 @@ fn strerror(e: &io::Error) -> String {
     }
 }
 
-
 /// The line ending style, fixed by the first line (`cstate->eol_type`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Eol {
@@ -753,7 +752,9 @@ impl<R: Read> RowReader<R> {
             input: Chunks::new(
                 source,
                 chunk_bytes,
-                opts.input_encoding.as_ref().map_or(Verify::None, |e| e.check),
+                opts.input_encoding
+                    .as_ref()
+                    .map_or(Verify::None, |e| e.check),
             ),
             needles: fast::Needles::new(opts.delimiter, fourth),
             header_pending: opts.header,
