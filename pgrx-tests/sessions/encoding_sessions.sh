@@ -126,9 +126,12 @@ f=$(result enc_utf8 -c "SELECT fastcopy.load('t', '$dir/utf8.txt', encoding => '
 check "an unknown encoding name: $f" '[ "${f%% |*}" = "${c%% |*}" ]' "COPY: $c"
 
 # the load corpus (UTF-8 files) through psql STDIN into the LATIN1 database, off vs require:
-# converted by both, the same tables or the same errors (no equivalent in LATIN1, ...)
-python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" -h "$FASTCOPY_RUN" -p "54$m" -U postgres -d enc_latin1 \
-  | sed 's/hook corpus through psql STDIN/hook corpus through psql STDIN into a LATIN1 database/' || fail=1
+# converted by both, the same tables or the same errors (no equivalent in LATIN1, ...). On
+# the newest major in `make test` (FASTCOPY_ENCODING_CORPUS=all: every major).
+if [ "$m" = 18 ] || [ "${FASTCOPY_ENCODING_CORPUS:-}" = all ]; then
+  python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" -h "$FASTCOPY_RUN" -p "54$m" -U postgres -d enc_latin1 \
+    | sed 's/hook corpus through psql STDIN/hook corpus through psql STDIN into a LATIN1 database/' || fail=1
+fi
 
 for db in enc_utf8 enc_latin1 enc_sqlascii enc_eucjp; do psql -c "DROP DATABASE $db" >/dev/null; done
 rm -rf "$dir"

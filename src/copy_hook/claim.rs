@@ -67,7 +67,7 @@ impl fmt::Display for HandOver {
             HandOver::NotInVersion(o, m) => {
                 write!(f, "option \"{o}\" does not exist in PostgreSQL {m}")
             }
-            HandOver::Encoding(why) => write!(f, "{why}"),
+            HandOver::Encoding(what) => write!(f, "{what} is not supported"),
             HandOver::OptionsRejected => write!(f, "the options are invalid"),
             HandOver::ColumnNames => write!(f, "the column list is not plain names"),
         }

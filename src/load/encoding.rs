@@ -57,19 +57,20 @@ pub fn encodings(option: Option<c_int>) -> (c_int, c_int) {
     }
 }
 
-/// Why fastcopy cannot read an input in these encodings (COPY can).
+/// What fastcopy cannot read in these encodings (COPY can), e.g. "a database in encoding
+/// EUC_JP".
 pub fn unsupported(input: c_int, database: c_int) -> Option<String> {
     let sql_ascii = pg_sys::pg_enc::PG_SQL_ASCII as c_int;
     if check_of(database).is_none() {
         return Some(format!(
-            "fastcopy does not support a database in encoding {}",
+            "a database in encoding {}",
             compat::encoding_name(database)
         ));
     }
     let converts = input != database && input != sql_ascii && database != sql_ascii;
     if !converts && check_of(input).is_none() {
         return Some(format!(
-            "fastcopy does not support input in encoding {} into a database in encoding {}",
+            "input in encoding {} into a database in encoding {}",
             compat::encoding_name(input),
             compat::encoding_name(database)
         ));
@@ -95,8 +96,11 @@ fn check_of(encoding: c_int) -> Option<Encoding> {
 /// fastcopy does not read.
 pub fn plan(option: Option<c_int>) -> Plan {
     let (input, database) = encodings(option);
-    if let Some(why) = unsupported(input, database) {
-        raise(PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED, why);
+    if let Some(what) = unsupported(input, database) {
+        raise(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            format!("fastcopy does not support {what}"),
+        );
     }
     let server = check_of(database).expect("unsupported() checked the database encoding");
     let sql_ascii = pg_sys::pg_enc::PG_SQL_ASCII as c_int;
