@@ -110,6 +110,7 @@ macro_rules! load_function {
             log_verbosity: default!(Option<String>, "NULL"),
             reject_limit: default!(Option<i64>, "NULL"),
             where_clause: default!(Option<String>, "NULL"),
+            encoding: default!(Option<String>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
@@ -127,6 +128,7 @@ macro_rules! load_function {
                 log_verbosity,
                 reject_limit,
                 where_clause: where_clause.map(WhereClause::Text),
+                encoding,
             };
             let relid = target_oid(target);
             let source = $source($data);
@@ -163,7 +165,7 @@ fn bytes_source(data: Option<&[u8]>) -> Source<'_> {
 }
 
 fn text_source(data: Option<&str>) -> Source<'_> {
-    Source::Value(data.map_or(&b""[..], str::as_bytes))
+    Source::Text(data.map_or(&b""[..], str::as_bytes))
 }
 
 load_function! {

@@ -273,6 +273,22 @@ pub fn encoding_id(name: &std::ffi::CStr) -> std::ffi::c_int {
     }
 }
 
+/// `pg_encoding_to_char`: the name of an encoding id (17 exports it as
+/// `pg_encoding_to_char_private`, behind a macro of the old name). Does not raise.
+pub fn encoding_name(id: std::ffi::c_int) -> String {
+    // SAFETY: a lookup in the encoding name table; it returns a static string ("" for an
+    // invalid id).
+    unsafe {
+        #[cfg(any(feature = "pg15", feature = "pg16"))]
+        let name = pg_sys::pg_encoding_to_char(id);
+        #[cfg(not(any(feature = "pg15", feature = "pg16")))]
+        let name = pg_sys::pg_encoding_to_char_private(id);
+        std::ffi::CStr::from_ptr(name)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
 /// Runs `f` in a subtransaction: committed into the caller's transaction when `f` returns,
 /// rolled back when it raises an ERROR, which is returned. Memory context and resource owner
 /// are the caller's again afterwards, as in PL/pgSQL's exception blocks.

@@ -122,8 +122,10 @@ unsafe extern "C-unwind" {
     fn throw_error_data(edata: *mut pg_sys::ErrorData) -> !;
 }
 
-/// Frees the captured copy, if any.
-fn clear_captured() {
+/// Frees the captured copy, if any. Called too after fastcopy caught an ERROR on purpose
+/// (a conversion error kept for the reader), so that a later error with the same text is not
+/// taken for it.
+pub(crate) fn clear_captured() {
     let old = CAPTURED.with(|c| c.replace(std::ptr::null_mut()));
     if !old.is_null() {
         // SAFETY: `old` came from CopyErrorData in TopMemoryContext and nothing else holds it.

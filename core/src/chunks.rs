@@ -13,8 +13,10 @@
 //!   [`invalid_bytes`](Chunks::invalid_bytes) gives the bytes the server's
 //!   `report_invalid_encoding` prints. As in the server, the check runs on whole chunks, ahead
 //!   of the rows, so a decoder reports the error only when its scan reaches the bad byte.
+//! - [`Verify::NulFree`] (the input in SQL_ASCII or a single-byte encoding): `data()` is the
+//!   longest prefix without a NUL byte, the only byte those encodings refuse.
 //! - [`Verify::None`] (binary: text fields are checked one by one, after their length is
-//!   known): `data()` is everything read.
+//!   known; or input the server converted before it came): `data()` is everything read.
 //!
 //! After the data, [`PAD`] more bytes of the buffer are always readable (never filled from the
 //! source), so a decoder may load fixed-size blocks that run past the end.
@@ -30,9 +32,13 @@ pub const DEFAULT_CHUNK_BYTES: usize = 256 * 1024;
 /// What [`Chunks::data`] guarantees about the bytes it returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Verify {
-    /// Valid UTF-8 without NUL bytes (`pg_verify_mbstr` of the server encoding, UTF-8).
+    /// Valid UTF-8 without NUL bytes (`pg_verify_mbstr` of UTF-8).
     Utf8,
-    /// Nothing: the format checks what needs checking itself.
+    /// No NUL byte: what `pg_verify_mbstr` checks in SQL_ASCII and the single-byte encodings
+    /// (LATIN1 and the rest), where every other byte is a character.
+    NulFree,
+    /// Nothing: the format checks what needs checking itself, or the bytes were checked
+    /// (converted by the server) before they came.
     None,
 }
 
@@ -106,7 +112,8 @@ impl<R: Read> Chunks<R> {
         self.eof && !self.bad && self.verified == self.filled
     }
 
-    /// The bytes right after [`data`](Self::data) are invalid (with [`Verify::Utf8`]).
+    /// The bytes right after [`data`](Self::data) are invalid (with [`Verify::Utf8`] or
+    /// [`Verify::NulFree`]).
     #[inline]
     pub fn bad(&self) -> bool {
         self.bad
@@ -156,7 +163,16 @@ impl<R: Read> Chunks<R> {
                     self.bad = true;
                 }
             }
-            Verify::Utf8 => {}
+            Verify::NulFree if !self.bad => {
+                match memchr::memchr(0, &self.buf[self.verified..self.filled]) {
+                    Some(k) => {
+                        self.verified += k;
+                        self.bad = true;
+                    }
+                    None => self.verified = self.filled,
+                }
+            }
+            Verify::Utf8 | Verify::NulFree => {}
         }
         Ok(())
     }
@@ -203,7 +219,8 @@ pub(crate) fn verify_utf8(s: &[u8]) -> (usize, bool) {
     }
 }
 
-/// The bytes `report_invalid_encoding` prints for an invalid sequence starting at `s[0]`.
+/// The bytes `report_invalid_encoding` prints for an invalid UTF-8 sequence starting at
+/// `s[0]` (in a single-byte encoding the one invalid byte, NUL, has length 1 there too).
 pub(crate) fn invalid_bytes(s: &[u8]) -> Vec<u8> {
     let n = utf8_mblen(s[0]).min(s.len()).min(8);
     s[..n].to_vec()
@@ -332,5 +349,30 @@ mod tests {
         assert_eq!(c.data(), b"x");
         let e = c.fill().unwrap_err();
         assert_eq!(e.raw_os_error(), Some(5));
+    }
+
+    #[test]
+    fn nul_free_stops_at_a_nul_only() {
+        // LATIN1 / SQL_ASCII: every byte but NUL is a character, also what is invalid UTF-8
+        let input = b"caf\xe9 \xff\x80ok\0rest";
+        let mut c = Chunks::new(
+            Trickle {
+                data: input,
+                step: 2,
+            },
+            3,
+            Verify::NulFree,
+        );
+        while !c.bad() && !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert!(c.bad());
+        assert_eq!(c.data(), b"caf\xe9 \xff\x80ok");
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0]);
+        let mut c = Chunks::new(&b"\xe9\xe9"[..], 1, Verify::NulFree);
+        while !c.at_eof() {
+            c.fill().unwrap();
+        }
+        assert_eq!(c.data(), b"\xe9\xe9");
     }
 }

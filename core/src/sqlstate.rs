@@ -34,6 +34,14 @@ impl SqlState {
     /// XX000 `internal_error` (any other OS error, as `errcode_for_file_access`).
     pub const INTERNAL_ERROR: SqlState = SqlState(*b"XX000");
 
+    /// A code the server reported (five ASCII characters), if it is one.
+    pub fn parse(code: &str) -> Option<SqlState> {
+        let b: [u8; 5] = code.as_bytes().try_into().ok()?;
+        b.iter()
+            .all(|c| c.is_ascii_digit() || c.is_ascii_uppercase())
+            .then_some(SqlState(b))
+    }
+
     /// The five characters.
     pub fn as_str(&self) -> &str {
         // the constants above are ASCII

@@ -13,11 +13,29 @@
 use std::io::{self, Read};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
-/// What travels: a chunk of data, or the end of it.
+/// What travels: a chunk of data, the end of it, or an error where the data stops.
 enum Msg {
     Data(Vec<u8>),
     End,
+    Fail(ServerError),
 }
+
+/// An error the server raised where the data stops (an encoding conversion that failed): the
+/// reader returns it as an [`io::Error`] of kind `InvalidData` after the data before it, and
+/// [`crate::input::InputError`] reports its SQLSTATE and message as they are.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ServerError {
+    pub sqlstate: crate::sqlstate::SqlState,
+    pub message: String,
+}
+
+impl std::fmt::Display for ServerError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.sqlstate, self.message)
+    }
+}
+
+impl std::error::Error for ServerError {}
 
 /// A stream of at most `chunks` chunks in flight.
 pub fn channel(chunks: usize) -> (StreamWriter, StreamReader) {
@@ -31,6 +49,7 @@ pub fn channel(chunks: usize) -> (StreamWriter, StreamReader) {
             cur: Vec::new(),
             at: 0,
             ended: false,
+            failed: None,
         },
     )
 }
@@ -67,7 +86,7 @@ impl StreamWriter {
         match self.tx.try_send(Msg::Data(chunk)) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(Msg::Data(c))) => Err(Refused::Full(c)),
-            Err(TrySendError::Full(Msg::End)) => unreachable!("only data is offered"),
+            Err(TrySendError::Full(_)) => unreachable!("only data is offered"),
             Err(TrySendError::Disconnected(_)) => Err(Refused::Closed),
         }
     }
@@ -84,6 +103,21 @@ impl StreamWriter {
     }
 }
 
+impl StreamWriter {
+    /// Offers the error where the data stops, without blocking (as
+    /// [`try_finish`](Self::try_finish): `Full` hands it back to try again). Once it is `Ok`,
+    /// nothing more may be sent.
+    pub fn try_fail(&mut self, error: ServerError) -> Result<(), (ServerError, Refused)> {
+        match self.tx.try_send(Msg::Fail(error)) {
+            Ok(()) => Ok(()),
+            Err(TrySendError::Full(Msg::Fail(e))) => Err((e, Refused::Full(Vec::new()))),
+            Err(TrySendError::Full(_)) => unreachable!("an error is offered"),
+            Err(TrySendError::Disconnected(Msg::Fail(e))) => Err((e, Refused::Closed)),
+            Err(TrySendError::Disconnected(_)) => unreachable!("an error is offered"),
+        }
+    }
+}
+
 /// The reader thread's end: a [`Read`] over the chunks, in order.
 pub struct StreamReader {
     rx: Receiver<Msg>,
@@ -91,11 +125,15 @@ pub struct StreamReader {
     cur: Vec<u8>,
     at: usize,
     ended: bool,
+    failed: Option<ServerError>,
 }
 
 impl Read for StreamReader {
     fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
         while self.at == self.cur.len() {
+            if let Some(e) = &self.failed {
+                return Err(io::Error::new(io::ErrorKind::InvalidData, e.clone()));
+            }
             if self.ended || buf.is_empty() {
                 return Ok(0);
             }
@@ -108,6 +146,7 @@ impl Read for StreamReader {
             match self.rx.recv() {
                 Ok(Msg::Data(c)) => self.cur = c,
                 Ok(Msg::End) => self.ended = true,
+                Ok(Msg::Fail(e)) => self.failed = Some(e),
                 Err(_) => {
                     return Err(io::Error::new(
                         io::ErrorKind::UnexpectedEof,
@@ -206,5 +245,26 @@ mod tests {
         let (mut w, r) = channel(1);
         drop(r);
         assert!(matches!(w.try_send(vec![1]), Err(Refused::Closed)));
+    }
+
+    #[test]
+    fn an_error_comes_after_the_data_before_it() {
+        let (mut w, mut r) = channel(4);
+        w.try_send(b"1\tok\n2\tab".to_vec()).unwrap();
+        let e = ServerError {
+            sqlstate: crate::sqlstate::SqlState::parse("22P05").unwrap(),
+            message: "character with byte sequence 0xe6 has no equivalent".into(),
+        };
+        w.try_fail(e.clone()).unwrap();
+        let mut got = Vec::new();
+        let err = r.read_to_end(&mut got).unwrap_err();
+        assert_eq!(got, b"1\tok\n2\tab");
+        assert_eq!(err.kind(), io::ErrorKind::InvalidData);
+        assert_eq!(
+            err.get_ref().unwrap().downcast_ref::<ServerError>(),
+            Some(&e)
+        );
+        // and again on the next read
+        assert!(r.read(&mut [0u8; 4]).is_err());
     }
 }

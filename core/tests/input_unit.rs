@@ -1214,6 +1214,42 @@ fn header_match_checks_the_names() {
     assert_eq!(e.message(), "extra data after last expected column");
 }
 
+#[test]
+fn encodings_other_than_utf8() {
+    // the input in LATIN1 (no conversion): only NUL is invalid, named in the input encoding
+    let mut o = text();
+    o.input_encoding = Some(fastcopy_core::input::Encoding::nul_free("LATIN1"));
+    o.server_encoding = fastcopy_core::input::Encoding::nul_free("LATIN1");
+    assert_eq!(
+        rows(b"1\tcaf\xe9\n2\t\xff\n", o.clone()),
+        vec![vec![v("1"), vb(b"caf\xe9")], vec![v("2"), vb(b"\xff")]]
+    );
+    let e = err(b"1\tok\n2\ta\x00b\n", o.clone());
+    assert_eq!(
+        (e.message.as_str(), e.line),
+        ("invalid byte sequence for encoding \"LATIN1\": 0x00", 2)
+    );
+    // de-escaped fields are checked in the server encoding: \xe9 is a LATIN1 character,
+    // \000 is not
+    assert_eq!(rows(b"\\xe9\n", o.clone()), vec![vec![vb(b"\xe9")]]);
+    assert_eq!(
+        err(b"a\\000b\n", o.clone()).message,
+        "invalid byte sequence for encoding \"LATIN1\": 0x00"
+    );
+    // SQL_ASCII input into a UTF-8 database: the input is not checked as UTF-8, escapes are
+    let mut o = text();
+    o.input_encoding = Some(fastcopy_core::input::Encoding::nul_free("SQL_ASCII"));
+    assert_eq!(rows(b"\xff\n", o.clone()), vec![vec![vb(b"\xff")]]);
+    assert_eq!(
+        err(b"\\xff\n", o).message,
+        "invalid byte sequence for encoding \"UTF8\": 0xff"
+    );
+    // converted input comes checked: the reader takes it as it is
+    let mut o = text();
+    o.input_encoding = None;
+    assert_eq!(rows(b"\xe9\n", o), vec![vec![vb(b"\xe9")]]);
+}
+
 // ---------------------------------------------------------------- fast path coverage
 
 #[test]

@@ -67,7 +67,7 @@ impl fmt::Display for HandOver {
             HandOver::NotInVersion(o, m) => {
                 write!(f, "option \"{o}\" does not exist in PostgreSQL {m}")
             }
-            HandOver::Encoding(why) => write!(f, "the input needs encoding conversion ({why})"),
+            HandOver::Encoding(what) => write!(f, "{what} is not supported"),
             HandOver::OptionsRejected => write!(f, "the options are invalid"),
             HandOver::ColumnNames => write!(f, "the column list is not plain names"),
         }
@@ -120,7 +120,7 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Cl
         if owned_by_timescaledb(relid) {
             return Err(HandOver::OwnedBy("TimescaleDB"));
         }
-        let (mut options, encoding) = options(stmt.options)?;
+        let mut options = options(stmt.options)?;
         options.columns = column_names(stmt.attlist)?;
         if !stmt.whereClause.is_null() {
             options.where_clause = Some(WhereClause::Parsed {
@@ -128,15 +128,15 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Cl
                 source,
             });
         }
-        check_encoding(encoding)?;
         // The option checks raise COPY's errors, but without the statement's position (the
         // server shows it for some); invalid options are left to the server.
         let major = crate::load::server_major();
         let parsed =
             std::panic::catch_unwind(|| crate::load::spec::LoadSpec::parse(&options, major));
-        if parsed.is_err() {
+        let Ok(spec) = parsed else {
             return Err(HandOver::OptionsRejected);
-        }
+        };
+        check_encoding(spec.encoding)?;
         Ok(Claim {
             relation: stmt.relation,
             file,
@@ -452,16 +452,14 @@ unsafe fn each_option(
 }
 
 /// The options fastcopy's loader has, from the statement's list (old and new syntax give the
-/// same names), and the ENCODING option's value; anything else, a value it cannot read, or an
-/// option given twice is handed over (the server raises "conflicting or redundant options"
+/// same names); anything else, a value it cannot read, or an option given twice is handed over (the server raises "conflicting or redundant options"
 /// and the like itself).
 ///
 /// # Safety
 /// `list` is NIL or a List of DefElem.
-unsafe fn options(list: *mut pg_sys::List) -> Result<(SqlOptions, Option<String>), HandOver> {
+unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
     let major = crate::load::server_major();
     let mut o = SqlOptions::default();
-    let mut encoding = None;
     let mut seen: Vec<String> = Vec::new();
     // SAFETY: as the function's contract.
     for (name, arg) in unsafe { each_option(list) } {
@@ -500,46 +498,23 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<(SqlOptions, Option<String>
             }
             // SAFETY: as above.
             "force_null" => o.force_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
-            "encoding" => encoding = Some(text()?),
+            "encoding" => o.encoding = Some(text()?),
             "default" | "on_error" | "log_verbosity" | "reject_limit" => {
                 return Err(HandOver::NotInVersion(name, major));
             }
             _ => return Err(HandOver::Option(name)),
         }
     }
-    Ok((o, encoding))
+    Ok(o)
 }
 
-/// The input must be in the database encoding, and that must be UTF-8 (what fastcopy
-/// validates): COPY reads a file or STDIN in ENCODING, else in client_encoding.
-///
-/// # Safety
-/// Backend thread.
-unsafe fn check_encoding(option: Option<String>) -> Result<(), HandOver> {
-    let utf8 = pg_sys::pg_enc::PG_UTF8 as c_int;
-    // SAFETY: as the function's contract; these read the session's settings.
-    unsafe {
-        if pg_sys::GetDatabaseEncoding() != utf8 {
-            return Err(HandOver::Encoding(
-                "the database encoding is not UTF8".into(),
-            ));
-        }
-        let input = match &option {
-            Some(name) => {
-                let c =
-                    std::ffi::CString::new(name.as_str()).map_err(|_| HandOver::OptionsRejected)?;
-                crate::compat::encoding_id(&c)
-            }
-            None => pg_sys::pg_get_client_encoding(),
-        };
-        if input != utf8 {
-            let what = if option.is_some() {
-                "ENCODING"
-            } else {
-                "client_encoding"
-            };
-            return Err(HandOver::Encoding(format!("{what} is not UTF8")));
-        }
+/// The input's encoding and the database's must be ones fastcopy reads (it converts between
+/// any two the server converts, `load::encoding`): COPY reads a file or STDIN in ENCODING,
+/// else in client_encoding.
+fn check_encoding(option: Option<std::ffi::c_int>) -> Result<(), HandOver> {
+    let (input, database) = crate::load::encoding::encodings(option);
+    match crate::load::encoding::unsupported(input, database) {
+        Some(why) => Err(HandOver::Encoding(why)),
+        None => Ok(()),
     }
-    Ok(())
 }

@@ -6,7 +6,7 @@
 //! handlers must run on the backend thread. It ends when the input does, or as soon as the
 //! backend drops its end (an ERROR unwinding the load).
 
-use super::client::{ClientPump, Step};
+use super::pump::{Pump, Step};
 use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
@@ -30,11 +30,11 @@ pub enum Blocks<'a> {
         spare: Option<RowBlock>,
         plan: Option<IntPlan>,
     },
-    /// A reader thread, reading a source of its own or a client stream this thread pumps.
+    /// A reader thread, reading a source of its own or a stream this thread pumps.
     Thread {
         full: Receiver<RowBlock>,
         empty: SyncSender<RowBlock>,
-        pump: Option<ClientPump>,
+        pump: Option<Pump<'a>>,
     },
 }
 
@@ -53,7 +53,7 @@ impl<'a> Blocks<'a> {
         scope: &'scope std::thread::Scope<'scope, '_>,
         decoder: D,
         plan: Option<IntPlan>,
-        pump: Option<ClientPump>,
+        pump: Option<Pump<'a>>,
     ) -> Blocks<'a>
     where
         D: Decoder + Send + 'scope,
@@ -101,7 +101,7 @@ impl<'a> Blocks<'a> {
                 pump: Some(pump),
                 ..
             } => loop {
-                // keep the reader fed with what the client has sent so far, without waiting
+                // keep the reader fed with what there is so far, without waiting
                 let mut step = pump.step(false);
                 while step == Step::Moved {
                     step = pump.step(false);
@@ -114,7 +114,7 @@ impl<'a> Blocks<'a> {
                     return block;
                 }
                 if step == Step::Idle {
-                    // nothing came from the client: wait for it
+                    // nothing came from the client: wait for it (a file never idles)
                     pump.step(true);
                 }
             },

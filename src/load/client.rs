@@ -2,10 +2,9 @@
 //! (`ReceiveCopyBegin` and `CopyGetData` in `copyfromparse.c`), feeding the reader thread.
 //!
 //! Only the backend thread may touch the client connection, so the backend reads the
-//! protocol messages and [`ClientPump`] hands their data to the reader thread through the
-//! bounded byte stream of `fastcopy_core::stream`; the reader decodes it as it decodes a
-//! file. The backend pumps between the row blocks it loads (`Blocks::next`), never blocking
-//! on a full stream, so neither thread waits for the other forever.
+//! protocol messages ([`ClientReader`]) and the pump (`pump.rs`) hands their data to the
+//! reader thread through the bounded byte stream of `fastcopy_core::stream`; the reader
+//! decodes it as it decodes a file.
 //!
 //! Per message, as the server: cancel interrupts held while one message is read (an ERROR
 //! while a message is half read would lose protocol sync), the type byte, the message with
@@ -17,16 +16,10 @@
 //! CopyDone, as the server does.
 
 use crate::error::raise;
-use fastcopy_core::stream::{self, Refused, StreamReader, StreamWriter};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::c_int;
 
-/// Data bytes gathered from CopyData messages before they go to the reader as one chunk
-/// (clients send anything from one row per message to 64 kB and more).
-const CHUNK: usize = 256 * 1024;
-/// Chunks in flight to the reader: with `CHUNK`, at most 2 MB of client data is buffered.
-const CHUNKS: usize = 8;
 /// `PQ_LARGE_MESSAGE_LIMIT` and `PQ_SMALL_MESSAGE_LIMIT` (libpq.h).
 const LARGE_MESSAGE_LIMIT: c_int = 0x3fff_ffff - 1;
 const SMALL_MESSAGE_LIMIT: c_int = 10000;
@@ -88,22 +81,9 @@ fn flush() {
     }
 }
 
-/// What one [`ClientPump::step`] did.
-#[derive(Debug, PartialEq, Eq)]
-pub enum Step {
-    /// Read a message or handed data on: call again.
-    Moved,
-    /// Without blocking: no message has arrived (what was gathered went to the reader).
-    Idle,
-    /// The stream to the reader is full: load a block first.
-    Full,
-    /// CopyDone was read and the end handed on (or the reader no longer wants data).
-    Done,
-}
-
 /// What one message was.
-enum Message {
-    /// CopyData: its bytes are in `msg`.
+pub enum Message {
+    /// CopyData: its bytes are in the reader's buffer ([`ClientReader::data`]).
     Data,
     /// CopyDone.
     Done,
@@ -111,134 +91,23 @@ enum Message {
     None,
 }
 
-/// The backend's side of a client stream.
-pub struct ClientPump {
-    /// `None` once the end was handed on, or the reader stopped reading.
-    writer: Option<StreamWriter>,
-    /// Data gathered, not yet handed on.
-    gathered: Vec<u8>,
-    /// A chunk the full stream refused.
-    pending: Option<Vec<u8>>,
-    /// CopyDone was read.
-    copy_done: bool,
+/// Reads the client's COPY-in messages (backend thread only).
+pub struct ClientReader {
     msg: pg_sys::StringInfo,
 }
 
-impl ClientPump {
-    /// The pump and the reader's end of its stream.
-    pub fn new() -> (ClientPump, StreamReader) {
-        let (writer, reader) = stream::channel(CHUNKS);
+impl ClientReader {
+    pub fn new() -> ClientReader {
         // SAFETY: backend thread, in the load's memory context (freed with it).
         let msg = unsafe { pg_sys::makeStringInfo() };
-        let pump = ClientPump {
-            writer: Some(writer),
-            gathered: Vec::with_capacity(CHUNK),
-            pending: None,
-            copy_done: false,
-            msg,
-        };
-        (pump, reader)
+        ClientReader { msg }
     }
 
-    /// One step: hand on what is pending, else read the next message. With `block` false,
-    /// only a message that has (begun to) arrive is read, and when none has, what was
-    /// gathered goes to the reader at once (so that it has work while the client sends).
-    pub fn step(&mut self, block: bool) -> Step {
-        if let Some(chunk) = self.pending.take() {
-            return self.offer(chunk);
-        }
-        if self.copy_done {
-            return self.end();
-        }
-        pgrx::check_for_interrupts!();
-        match self.read_message(block) {
-            Message::Data => {
-                if self.writer.is_some() {
-                    // SAFETY: `msg` holds the CopyData message just read, and nothing else
-                    // touches it until the next read.
-                    let data = unsafe { message_bytes(self.msg) };
-                    self.gathered.extend_from_slice(data);
-                }
-            }
-            Message::Done => self.copy_done = true,
-            Message::None => {
-                if self.gathered.is_empty() {
-                    return Step::Idle;
-                }
-                let chunk = self.take_gathered();
-                return match self.offer(chunk) {
-                    Step::Moved => Step::Idle,
-                    other => other,
-                };
-            }
-        }
-        if self.gathered.len() >= CHUNK || (self.copy_done && !self.gathered.is_empty()) {
-            let chunk = self.take_gathered();
-            return self.offer(chunk);
-        }
-        Step::Moved
-    }
-
-    fn take_gathered(&mut self) -> Vec<u8> {
-        let next = self.next_buffer();
-        std::mem::replace(&mut self.gathered, next)
-    }
-
-    /// Reads and throws away the rest of the stream, up to CopyDone (after the decoder saw the
-    /// end of the data, as the server does).
-    pub fn drain(&mut self) {
-        self.writer = None;
-        self.pending = None;
-        while !self.copy_done {
-            pgrx::check_for_interrupts!();
-            if let Message::Done = self.read_message(true) {
-                self.copy_done = true;
-            }
-        }
-    }
-
-    fn next_buffer(&mut self) -> Vec<u8> {
-        let mut b = match &mut self.writer {
-            Some(w) => w.buffer(),
-            None => Vec::new(),
-        };
-        b.reserve(CHUNK);
-        b
-    }
-
-    fn offer(&mut self, chunk: Vec<u8>) -> Step {
-        let Some(w) = &mut self.writer else {
-            return if self.copy_done {
-                Step::Done
-            } else {
-                Step::Moved
-            };
-        };
-        match w.try_send(chunk) {
-            Ok(()) => Step::Moved,
-            Err(Refused::Full(c)) => {
-                self.pending = Some(c);
-                Step::Full
-            }
-            Err(Refused::Closed) => {
-                // the reader has what it needs (or stopped): the rest is read and dropped
-                self.writer = None;
-                Step::Moved
-            }
-        }
-    }
-
-    fn end(&mut self) -> Step {
-        let Some(w) = &mut self.writer else {
-            return Step::Done;
-        };
-        match w.try_finish() {
-            Ok(()) | Err(Refused::Closed) => {
-                self.writer = None;
-                Step::Done
-            }
-            Err(Refused::Full(_)) => Step::Full,
-        }
+    /// The bytes of the CopyData message just read (valid until the next read).
+    pub fn data(&self) -> &[u8] {
+        // SAFETY: `msg` holds the CopyData message just read, and nothing else touches it
+        // until the next read.
+        unsafe { message_bytes(self.msg) }
     }
 
     /// `CopyGetData` for one message: CopyData (its bytes in `msg`) or CopyDone; Flush and
@@ -246,7 +115,7 @@ impl ClientPump {
     /// completely. With `block` false, `Message::None` when no message has arrived (the
     /// walsender's `pq_getbyte_if_available`; once its type byte is in, the rest of a message
     /// is read blocking, as it is on its way).
-    fn read_message(&mut self, block: bool) -> Message {
+    pub fn read_message(&mut self, block: bool) -> Message {
         loop {
             // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
             // server; nothing between pq_startmsgread and the end of pq_getmessage (or

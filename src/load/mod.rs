@@ -9,7 +9,8 @@
 //!        ▼
 //!  Source::open (source.rs) ── file, value or client stream (client.rs): an Input,
 //!        │                        its progress type and size
-//!        │ (a client stream: the backend pumps its CopyData into a bounded byte stream)
+//!        │ (a client stream, or input the server converts into the database encoding
+//!        │  (encoding.rs): the backend pumps it into a bounded byte stream (pump.rs))
 //!  ══════╪══════════════════ reader thread (blocks.rs; fastcopy-core only, no PostgreSQL) ═══
 //!        ▼
 //!  Decoder (core: decode.rs, input/) ── rows of fields; int fields converted per block
@@ -37,10 +38,12 @@ mod batch;
 mod blocks;
 mod client;
 mod convert;
+pub mod encoding;
 mod filter;
 mod loader;
 mod position;
 mod progress;
+mod pump;
 mod source;
 pub mod spec;
 mod store;
@@ -110,6 +113,15 @@ pub fn run(
     front: Front,
 ) -> LoadStats {
     let started = std::time::Instant::now();
+    // a text value is in the database encoding already (the server converted it from the
+    // client's); only bytes are read in an input encoding
+    let text_value = matches!(source, Source::Text(_));
+    if text_value && opts.encoding.is_some() {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "encoding applies to bytea data: a text value is in the database encoding",
+        );
+    }
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
@@ -118,7 +130,14 @@ pub fn run(
         opts.columns.as_deref(),
         opts.where_clause.as_ref(),
         front,
-        || LoadSpec::parse(opts, server_major()),
+        || {
+            let mut spec = LoadSpec::parse(opts, server_major());
+            if text_value {
+                // SAFETY: reads the database's encoding.
+                spec.encoding = Some(unsafe { pg_sys::GetDatabaseEncoding() });
+            }
+            spec
+        },
         |ncols| {
             let input = source.open(ncols);
             let progress = Progress::start(relid, input.kind, input.total);
@@ -126,6 +145,7 @@ pub fn run(
         },
     );
     let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
+    let input = convert_input(input, &target.encoding, threaded);
     let pos = Position::new(front.verb(), &target.relname);
     let mut stats = std::thread::scope(|scope| {
         let mut blocks = start_blocks(scope, threaded, &spec, &target, input);
@@ -180,6 +200,8 @@ where
             // a value stands for COPY FROM STDIN (its end-marker rule), a file for a file
             options.stream = input.kind != progress::SourceKind::File;
             options.no_columns = target.columns.is_empty();
+            options.input_encoding = target.encoding.input.clone();
+            options.server_encoding = target.encoding.server.clone();
             if spec.header_match {
                 options.header_match = Some(convert::header_match(target));
             }
@@ -191,6 +213,34 @@ where
             }
         }
     }
+}
+
+/// Input that needs the server's conversion goes through it on the backend thread: a client
+/// stream's pump converts what it pumps; a file or value read by a reader thread is pumped
+/// (and converted) by the backend instead; a small one, decoded on the backend, is converted
+/// at once, its conversion error (if any) where its bytes stop.
+fn convert_input<'a>(
+    mut input: source::Input<'a>,
+    plan: &encoding::Plan,
+    threaded: bool,
+) -> source::Input<'a> {
+    let Some(conversion) = plan.convert else {
+        return input;
+    };
+    let transcoder = encoding::Transcoder::new(conversion);
+    if let Some(pump) = &mut input.pump {
+        pump.convert_with(transcoder);
+        return input;
+    }
+    let raw = std::mem::replace(&mut input.read, Box::new(std::io::empty()));
+    if threaded {
+        let (pump, read) = pump::Pump::new(pump::Origin::Read(raw), Some(transcoder));
+        input.read = Box::new(read);
+        input.pump = Some(pump);
+    } else {
+        input.read = Box::new(encoding::convert_all(raw, transcoder));
+    }
+    input
 }
 
 /// COPY's closing NOTICE for rows `on_error => 'ignore'` skipped.

@@ -10,8 +10,9 @@
 //! the reader thread: they are not thread-safe, and an ERROR there could not unwind into
 //! PostgreSQL's error handling.
 
-use super::client::{self, ClientPump};
+use super::client::{self, ClientReader};
 use super::progress::SourceKind;
+use super::pump::{Origin, Pump};
 use crate::error::{raise, raise_detail_hint, raise_hint};
 use pgrx::prelude::*;
 use std::io::Read;
@@ -21,8 +22,11 @@ pub enum Source<'a> {
     /// A server file (`fastcopy.load`, `COPY … FROM 'file'`); privileges are checked by the
     /// caller.
     File(&'a str),
-    /// The value given to `fastcopy.load_data`.
+    /// The bytea value given to `fastcopy.load_data`: bytes in the input encoding, as COPY
+    /// FROM STDIN's.
     Value(&'a [u8]),
+    /// The text value given to `fastcopy.load_data`: already in the database encoding.
+    Text(&'a [u8]),
     /// `COPY … FROM STDIN` from a remote client (`client.rs`).
     Client,
 }
@@ -33,8 +37,9 @@ pub struct Input<'a> {
     pub kind: SourceKind,
     /// Size in bytes, when known before reading.
     pub total: Option<u64>,
-    /// The backend's side of a client stream, pumped between row blocks.
-    pub pump: Option<ClientPump>,
+    /// The backend's side of a stream it feeds (a client's data, converted input), pumped
+    /// between row blocks.
+    pub pump: Option<Pump<'a>>,
 }
 
 impl<'a> Source<'a> {
@@ -52,14 +57,14 @@ impl<'a> Source<'a> {
                     pump: None,
                 }
             }
-            Source::Value(bytes) => Input {
+            Source::Value(bytes) | Source::Text(bytes) => Input {
                 read: Box::new(bytes),
                 kind: SourceKind::Callback,
                 total: Some(bytes.len() as u64),
                 pump: None,
             },
             Source::Client => {
-                let (pump, read) = ClientPump::new();
+                let (pump, read) = Pump::new(Origin::Client(ClientReader::new()), None);
                 client::send_copy_in_response(ncols);
                 Input {
                     read: Box::new(read),

@@ -30,6 +30,8 @@ pub struct SqlOptions {
     pub log_verbosity: Option<String>,
     pub reject_limit: Option<i64>,
     pub where_clause: Option<WhereClause>,
+    /// ENCODING: the input's encoding (else client_encoding).
+    pub encoding: Option<String>,
 }
 
 /// COPY's HEADER choice.
@@ -113,6 +115,8 @@ pub struct LoadSpec {
     /// `Target::open` as COPY's `BeginCopyFrom` does.
     pub force_not_null: ForceList,
     pub force_null: ForceList,
+    /// ENCODING's encoding id.
+    pub encoding: Option<std::ffi::c_int>,
 }
 
 impl LoadSpec {
@@ -147,6 +151,18 @@ impl LoadSpec {
                 "default_string needs PostgreSQL 16 or later",
             );
         }
+        let encoding = o.encoding.as_deref().map(|name| {
+            let id = std::ffi::CString::new(name)
+                .map(|c| crate::compat::encoding_id(&c))
+                .unwrap_or(-1);
+            if id < 0 {
+                refuse(
+                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    "argument to option \"encoding\" must be a valid encoding name",
+                );
+            }
+            id
+        });
         let on_error = match o.on_error.as_deref() {
             None => OnErrorChoice::Stop,
             // pg_strcasecmp, as defGetCopyOnErrorChoice
@@ -194,6 +210,7 @@ impl LoadSpec {
             header_match: o.header == Some(Header::Match),
             force_not_null: o.force_not_null.clone().unwrap_or_else(none),
             force_null: o.force_null.clone().unwrap_or_else(none),
+            encoding,
         }
     }
 }

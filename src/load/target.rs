@@ -8,7 +8,8 @@
 //! 4. INSERT privileges on the table or the listed columns;
 //! 5. row-level security (refused), a read-only transaction (unless a temporary table);
 //! 6. the options ([`LoadSpec::parse`]);
-//! 7. FORCE_NOT_NULL / FORCE_NULL columns against the column list;
+//! 7. FORCE_NOT_NULL / FORCE_NULL columns against the column list, the input's encoding
+//!    and its conversion (`encoding.rs`);
 //! 8. one converter per input column, the default expressions;
 //! 9. the relation kind, FREEZE's rules;
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
@@ -16,6 +17,7 @@
 
 use super::Front;
 use super::convert::Converter;
+use super::encoding;
 use super::filter::{self, Filter, Qual};
 use super::spec::{ForceList, LoadSpec, WhereClause};
 use super::tuple::Former;
@@ -73,6 +75,8 @@ pub struct Target {
     pub filter: Option<Filter>,
     /// A view with an INSTEAD OF INSERT row trigger: each row goes to the trigger.
     pub instead_row: bool,
+    /// How the input's encoding is checked or converted.
+    pub encoding: encoding::Plan,
     /// Transition tables of AFTER triggers (NULL when none).
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
     /// The NULL marker, the value of a FORCE_NOT_NULL column's unquoted marker.
@@ -260,7 +264,8 @@ unsafe fn prepare<B>(
             rel,
             volatile: false,
         };
-        let (columns, fillers) = input_columns(rel, &relname, &indexes, spec, &mut defaults);
+        let (columns, fillers, encoding) =
+            input_columns(rel, &relname, &indexes, spec, &mut defaults);
         // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
         let begun = begin(columns.len());
         let relkind = (*(*rel).rd_rel).relkind as u8;
@@ -313,6 +318,7 @@ unsafe fn prepare<B>(
             single_rows: defaults.volatile || qual.as_ref().is_some_and(|q| q.volatile),
             filter,
             instead_row,
+            encoding,
             transition_capture,
             null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
             default_marker: reader.default.is_some(),
@@ -333,7 +339,7 @@ unsafe fn input_columns(
     indexes: &[usize],
     spec: &LoadSpec,
     defaults: &mut Defaults,
-) -> (Vec<Column>, Vec<Filler>) {
+) -> (Vec<Column>, Vec<Filler>, encoding::Plan) {
     // SAFETY: as the function's contract.
     unsafe {
         let force_not_null = force_list(
@@ -344,6 +350,8 @@ unsafe fn input_columns(
             "force_not_null",
         );
         let force_null = force_list(rel, relname, &spec.force_null, indexes, "force_null");
+        // the input's encoding and its conversion are looked up here, as in BeginCopyFrom
+        let encoding = encoding::plan(spec.encoding);
         let tupdesc = (*rel).rd_att;
         let with_marker = spec.reader().default.is_some();
         let columns = indexes
@@ -367,7 +375,7 @@ unsafe fn input_columns(
             })
             .filter_map(|index| defaults.expr(index).map(|expr| Filler { index, expr }))
             .collect();
-        (columns, fillers)
+        (columns, fillers, encoding)
     }
 }
 

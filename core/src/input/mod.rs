@@ -122,6 +122,12 @@ pub struct Options {
     pub header: bool,
     /// `HEADER MATCH` (with `header`): the header row's fields must be these column names.
     pub header_match: Option<HeaderMatch>,
+    /// The input's encoding as it is checked while it is read (COPY's `file_encoding` when
+    /// no conversion is needed), or `None` when the bytes come checked (converted to the
+    /// server encoding by the server before they reach the reader).
+    pub input_encoding: Option<Encoding>,
+    /// The server (database) encoding: what de-escaped text fields are checked against.
+    pub server_encoding: Encoding,
     /// 15, 16, 17 or 18: selects version-specific behaviour (the end marker, see the module
     /// docs).
     pub server_major: u32,
@@ -145,6 +151,8 @@ impl Options {
             escape: b'"',
             header: false,
             header_match: None,
+            input_encoding: Some(Encoding::utf8()),
+            server_encoding: Encoding::utf8(),
             server_major: 17,
             stream: false,
             no_columns: false,
@@ -162,10 +170,53 @@ impl Options {
             escape: b'"',
             header: false,
             header_match: None,
+            input_encoding: Some(Encoding::utf8()),
+            server_encoding: Encoding::utf8(),
             server_major: 17,
             stream: false,
             no_columns: false,
         }
+    }
+}
+
+/// An encoding as the reader checks it (`pg_verify_mbstr`), with its name for errors.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Encoding {
+    /// The server's name of it (`pg_encoding_to_char`), as errors print it.
+    pub name: String,
+    /// [`Verify::Utf8`] or [`Verify::NulFree`].
+    pub check: Verify,
+}
+
+impl Encoding {
+    pub fn utf8() -> Encoding {
+        Encoding {
+            name: "UTF8".into(),
+            check: Verify::Utf8,
+        }
+    }
+
+    /// SQL_ASCII or a single-byte encoding (only NUL is invalid).
+    pub fn nul_free(name: &str) -> Encoding {
+        Encoding {
+            name: name.into(),
+            check: Verify::NulFree,
+        }
+    }
+
+    /// `pg_verify_mbstr(encoding, s, len, false)` on a de-escaped field.
+    fn verify_field(&self, s: &[u8]) -> Result<(), InputErrorKind> {
+        let ok = match self.check {
+            Verify::NulFree => memchr::memchr(0, s).unwrap_or(s.len()),
+            _ => verify_utf8(s).0,
+        };
+        if ok == s.len() {
+            return Ok(());
+        }
+        Err(InputErrorKind::InvalidEncoding {
+            encoding: self.name.clone(),
+            bytes: invalid_bytes(&s[ok..]),
+        })
     }
 }
 
@@ -382,7 +433,7 @@ pub enum InputErrorKind {
     /// Invalid UTF-8 (or a NUL byte), in the raw input or produced by text-format escapes:
     /// the offending bytes as the server prints them (the first byte and as many following
     /// bytes as its UTF-8 length announces, at most what is left).
-    InvalidEncoding(Vec<u8>),
+    InvalidEncoding { encoding: String, bytes: Vec<u8> },
     /// Text: `\n` ending a line in a file whose lines end with `\r` or `\r\n`.
     LiteralNewline,
     /// Text: `\r` in a file whose lines end with `\n`, or a lone `\r` where `\r\n` was expected.
@@ -444,8 +495,11 @@ impl InputError {
     /// The SQLSTATE the server reports.
     pub fn sqlstate(&self) -> SqlState {
         match &self.kind {
-            InputErrorKind::Io(e) => io_sqlstate(e),
-            InputErrorKind::InvalidEncoding(_) => SqlState::CHARACTER_NOT_IN_REPERTOIRE,
+            InputErrorKind::Io(e) => match server_error(e) {
+                Some(se) => se.sqlstate,
+                None => io_sqlstate(e),
+            },
+            InputErrorKind::InvalidEncoding { .. } => SqlState::CHARACTER_NOT_IN_REPERTOIRE,
             _ => SqlState::BAD_COPY_FILE_FORMAT,
         }
     }
@@ -453,11 +507,14 @@ impl InputError {
     /// The server's primary message (`errmsg`).
     pub fn message(&self) -> String {
         match &self.kind {
-            InputErrorKind::Io(e) => format!("could not read from COPY file: {}", strerror(e)),
-            InputErrorKind::InvalidEncoding(bytes) => {
+            InputErrorKind::Io(e) => match server_error(e) {
+                Some(se) => se.message.clone(),
+                None => format!("could not read from COPY file: {}", strerror(e)),
+            },
+            InputErrorKind::InvalidEncoding { encoding, bytes } => {
                 let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
                 format!(
-                    "invalid byte sequence for encoding \"UTF8\": {}",
+                    "invalid byte sequence for encoding \"{encoding}\": {}",
                     hex.join(" ")
                 )
             }
@@ -572,22 +629,17 @@ fn io_sqlstate(e: &io::Error) -> SqlState {
     }
 }
 
+/// The server's own error, when the source is a stream that stopped with one.
+fn server_error(e: &io::Error) -> Option<&crate::stream::ServerError> {
+    e.get_ref()?.downcast_ref::<crate::stream::ServerError>()
+}
+
 /// `%m`: the OS message without Rust's " (os error N)" suffix.
 fn strerror(e: &io::Error) -> String {
     let s = e.to_string();
     match (e.raw_os_error(), s.rfind(" (os error ")) {
         (Some(_), Some(i)) => s[..i].to_string(),
         _ => s,
-    }
-}
-
-/// `pg_verifymbstr(field, len, false)` on a de-escaped field.
-fn verify_field(s: &[u8]) -> Result<(), InputErrorKind> {
-    let (ok, _) = verify_utf8(s);
-    if ok == s.len() {
-        Ok(())
-    } else {
-        Err(InputErrorKind::InvalidEncoding(invalid_bytes(&s[ok..])))
     }
 }
 
@@ -697,7 +749,13 @@ impl<R: Read> RowReader<R> {
             opts.quote
         };
         RowReader {
-            input: Chunks::new(source, chunk_bytes, Verify::Utf8),
+            input: Chunks::new(
+                source,
+                chunk_bytes,
+                opts.input_encoding
+                    .as_ref()
+                    .map_or(Verify::None, |e| e.check),
+            ),
             needles: fast::Needles::new(opts.delimiter, fourth),
             header_pending: opts.header,
             opts,
@@ -966,7 +1024,14 @@ impl<R: Read> RowReader<R> {
     /// `CopyConversionError`: the input is invalid right after the verified data.
     fn encoding_error(&mut self) -> InputError {
         match self.input.invalid_bytes() {
-            Ok(bytes) => InputError::new(InputErrorKind::InvalidEncoding(bytes), self.lineno),
+            Ok(bytes) => {
+                let encoding = self.opts.input_encoding.as_ref().map(|e| e.name.clone());
+                let kind = InputErrorKind::InvalidEncoding {
+                    encoding: encoding.unwrap_or_default(),
+                    bytes,
+                };
+                InputError::new(kind, self.lineno)
+            }
             Err(e) => InputError::new(InputErrorKind::Io(e), self.lineno),
         }
     }

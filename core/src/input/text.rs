@@ -2,7 +2,7 @@
 //! field split (`CopyReadAttributesText`).
 
 use super::{Eol, InputErrorKind, KIND_VALUE, Options, RawLine, Row, Scan, ScanState, Span};
-use super::{marker_eol, marker_kind, peek, verify_field};
+use super::{marker_eol, marker_kind, peek};
 use memchr::memchr3;
 
 /// Scans for the end of the line starting at `start`, resuming at `st.p`.
@@ -259,7 +259,7 @@ pub(crate) fn split_escaped(
         }
         let kind = marker_kind(&line[start..end_ptr], null, default, true);
         if kind == KIND_VALUE && saw_non_ascii {
-            verify_field(&out[out_start..w])?;
+            opts.server_encoding.verify_field(&out[out_start..w])?;
         }
         out[w] = 0;
         row.spans.push(Span {
