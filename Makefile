@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client fmt start stop psql fuzz
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -34,7 +34,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client
+bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding
 
 bench-parse: setup
 	bench/parse.sh
@@ -48,6 +48,9 @@ bench-strategies: setup
 ## COPY statements from psql \copy, pgbench -i and pg_restore, fastcopy.copy_from off vs on
 bench-client: setup
 	bench/client.sh
+
+bench-encoding: setup
+	bench/encoding.sh
 
 bench-lotsaints: setup
 	bench/lotsaints.sh
