@@ -36,7 +36,7 @@ for m in "${majors[@]}"; do
   for enc in UTF8 LATIN1; do
     c=(${ms["copy $enc"]}); f=(${ms["fast $enc"]})
     ratios=(); for i in "${!c[@]}"; do ratios+=("$(awk -v a="${c[$i]}" -v b="${f[$i]}" 'BEGIN{printf "%.3f", a/b}')"); done
-    row+=" | $(median "${c[@]}") | $(median "${f[@]}") | **$(printf '%.2f' "$(median "${ratios[@]}")")×**"
+    row+=" | $(printf '%.0f' "$(median "${c[@]}")") | $(printf '%.0f' "$(median "${f[@]}")") | **$(printf '%.2f' "$(median "${ratios[@]}")")×**"
   done
   echo "$row |" | tee -a "$tmp"
   unset ms
