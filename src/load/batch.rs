@@ -236,6 +236,9 @@ pub struct Batch {
     state: BatchState,
     used: usize,
     bytes: usize,
+    /// Input bytes of rows converted but not stored since the last flush (excluded by the
+    /// WHERE condition, skipped by on_error): their values are in the batch memory too.
+    dropped: usize,
     max_tuples: usize,
     max_bytes: usize,
     tick: u64,
@@ -259,6 +262,7 @@ impl Batch {
             },
             used: 0,
             bytes: 0,
+            dropped: 0,
             max_tuples,
             max_bytes,
             tick: 0,
@@ -312,6 +316,15 @@ impl Batch {
         self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.single
     }
 
+    /// Records a row that was converted but not stored (its `raw_len` input bytes): true when
+    /// the batch must be flushed, so that the values of such rows do not pile up in the batch
+    /// memory (a WHERE that excludes nearly every row would otherwise keep them all).
+    #[inline]
+    pub fn drop_row(&mut self, raw_len: usize) -> bool {
+        self.dropped += raw_len;
+        self.dropped >= self.max_bytes
+    }
+
     /// Whether rows are pending that must be inserted before a row for buffer `b` goes on:
     /// `b` takes rows one at a time, and the rows before are visible to its triggers.
     #[inline]
@@ -323,6 +336,13 @@ impl Batch {
     /// buffers (the least recently used go first).
     pub fn flush(&mut self, target: &Target, pos: &Position) {
         if self.used == 0 {
+            if self.dropped > 0 {
+                // only dropped rows' values: free them
+                // SAFETY: nothing is buffered, so nothing refers to the batch memory.
+                unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
+                self.arena.reset();
+                self.dropped = 0;
+            }
             return;
         }
         for buf in self.buffers.iter_mut().filter(|b| b.used > 0) {
@@ -334,6 +354,7 @@ impl Batch {
         self.arena.reset();
         self.used = 0;
         self.bytes = 0;
+        self.dropped = 0;
         self.flushes += 1;
         while self.buffers.len() > MAX_BUFFERS {
             let oldest = (0..self.buffers.len())

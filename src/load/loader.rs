@@ -114,11 +114,23 @@ impl<'a> Loader<'a> {
             let stored = self.load_row(block, r);
             r += 1;
             match stored {
-                None => self.skip_row(),
-                Some(Stored::SkippedByTrigger) => {}
+                None => {
+                    self.skip_row();
+                    if self.batch.drop_row(rows[r - 1].raw_len()) {
+                        return (r, true);
+                    }
+                }
+                Some(Stored::SkippedByTrigger) => {
+                    if self.batch.drop_row(rows[r - 1].raw_len()) {
+                        return (r, true);
+                    }
+                }
                 Some(Stored::Excluded) => {
                     self.stats.rows_excluded += 1;
                     self.progress.excluded(self.stats.rows_excluded);
+                    if self.batch.drop_row(rows[r - 1].raw_len()) {
+                        return (r, true);
+                    }
                 }
                 Some(Stored::Buffered | Stored::Instead) => self.stats.rows_loaded += 1,
                 Some(Stored::Full) => {
@@ -142,7 +154,8 @@ impl<'a> Loader<'a> {
             Ok(done) => done,
             Err(e) if compat::input_failed() && is_data_error(&e) => {
                 self.skip_row();
-                (self.resume, false)
+                let full = self.batch.drop_row(block.rows()[self.resume - 1].raw_len());
+                (self.resume, full)
             }
             Err(e) => e.rethrow(),
         }
