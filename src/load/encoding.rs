@@ -220,8 +220,11 @@ impl Transcoder {
         let mut dst = vec![0u8; src.len() * MAX_CONVERSION_GROWTH + 1];
         let (sp, sl, dp, dl) = (src.as_mut_ptr(), src.len(), dst.as_mut_ptr(), dst.len());
         let caught = PgTryBuilder::new(|| {
-            // SAFETY: as in `convert_some`; without noError the function raises for the
-            // first bytes that do not convert, which PgTryBuilder catches.
+            // SAFETY: as in `convert_some`, on `src`/`dst`, alive for the call; without noError
+            // the function raises for the first bytes that do not convert, which PgTryBuilder
+            // catches. Catching it without a subtransaction is sound here: a conversion
+            // function takes no locks, pins no buffers and opens nothing, so there is no
+            // resource for an abort to release (the error state is flushed by the catch).
             unsafe {
                 pg_sys::pg_do_encoding_conversion_buf(
                     c.proc_,
