@@ -48,6 +48,14 @@ impl SqlState {
         std::str::from_utf8(&self.0).unwrap_or("XX000")
     }
 
+    /// From the packed form ([`packed`](Self::packed)), if it is a valid code.
+    pub fn from_packed(packed: i32) -> Option<SqlState> {
+        let chars: String = (0..5)
+            .map(|i| ((((packed >> (6 * i)) & 0x3F) as u8) + b'0') as char)
+            .collect();
+        SqlState::parse(&chars)
+    }
+
     /// The packed form PostgreSQL keeps in `ErrorData.sqlerrcode` (`MAKE_SQLSTATE`: six bits
     /// per character, the first character lowest).
     pub const fn packed(self) -> i32 {

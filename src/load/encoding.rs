@@ -255,34 +255,23 @@ impl Transcoder {
             "encoding conversion failed without error".to_string(),
         ));
         ServerError {
-            sqlstate: sqlstate_of(code),
+            sqlstate: SqlState::from_packed(code as i32).unwrap_or(SqlState::INTERNAL_ERROR),
             message,
         }
     }
 }
 
-/// The five characters of a server SQLSTATE.
-fn sqlstate_of(code: PgSqlErrorCode) -> SqlState {
-    // MAKE_SQLSTATE packs each character in 6 bits, from the first one up
-    let packed = code as i32;
-    let chars: String = (0..5)
-        .map(|i| ((((packed >> (6 * i)) & 0x3f) as u8) + b'0') as char)
-        .collect();
-    SqlState::parse(&chars).unwrap_or(SqlState::INTERNAL_ERROR)
-}
-
 /// A small input converted at once: its bytes in the database encoding, then the conversion
-/// error where they stop (if any), as a reader sees a stream.
+/// (or read) error where they stop (if any), as a reader sees a stream.
 pub fn convert_all(mut raw: Box<dyn std::io::Read + '_>, mut t: Transcoder) -> Converted {
     let mut bytes = Vec::new();
-    if let Err(e) = raw.read_to_end(&mut bytes) {
-        raise(
-            PgSqlErrorCode::ERRCODE_IO_ERROR,
-            format!("could not read from COPY file: {e}"),
-        );
-    }
+    // a read error comes after what was read, as from a stream
+    let failed = raw.read_to_end(&mut bytes).err();
     let mut out = Vec::new();
-    let error = t.convert(&bytes, true, &mut out).err();
+    let error = match t.convert(&bytes, true, &mut out) {
+        Err(e) => Some(e),
+        Ok(()) => failed.as_ref().map(fastcopy_core::input::read_failure),
+    };
     Converted {
         data: out,
         at: 0,

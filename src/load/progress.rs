@@ -77,15 +77,16 @@ impl Progress {
         self.report_dropped(pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as c_int);
     }
 
-    /// One of the two counters; where they share `tuples_excluded` (15/16), their sum.
+    /// One of the two counters (`param`); on 15/16, where both are `tuples_excluded`, their
+    /// sum.
     fn report_dropped(&self, param: c_int) {
-        let excluded = pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as c_int;
-        let value = match param {
-            p if p == excluded && compat::PROGRESS_SKIPPED == excluded => {
-                self.skipped.get() + self.excluded.get()
-            }
-            p if p == excluded => self.excluded.get(),
-            _ => self.skipped.get(),
+        let shared = compat::PROGRESS_SKIPPED == pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as c_int;
+        let value = if shared {
+            self.skipped.get() + self.excluded.get()
+        } else if param == compat::PROGRESS_SKIPPED {
+            self.skipped.get()
+        } else {
+            self.excluded.get()
         };
         // SAFETY: backend thread, a progress command is running.
         unsafe { pg_sys::pgstat_progress_update_param(param, value as i64) }

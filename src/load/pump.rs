@@ -10,9 +10,7 @@
 
 use super::client::{ClientReader, Message};
 use super::encoding::Transcoder;
-use crate::error::raise;
 use fastcopy_core::stream::{self, Refused, ServerError, StreamReader, StreamWriter};
-use pgrx::prelude::*;
 use std::io::Read;
 
 /// Bytes gathered before they go to the reader as one chunk (clients send anything from one
@@ -120,10 +118,11 @@ impl<'a> Pump<'a> {
                     match read.read(&mut self.gathered[at..]) {
                         Ok(n) => break n,
                         Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                        Err(e) => raise(
-                            PgSqlErrorCode::ERRCODE_IO_ERROR,
-                            format!("could not read from COPY file: {e}"),
-                        ),
+                        Err(e) => {
+                            // handed on after what was read, as a reader thread would see it
+                            self.failure = Some(fastcopy_core::input::read_failure(&e));
+                            break 0;
+                        }
                     }
                 };
                 self.gathered.truncate(at + n);

@@ -509,7 +509,7 @@ impl InputError {
         match &self.kind {
             InputErrorKind::Io(e) => match server_error(e) {
                 Some(se) => se.message.clone(),
-                None => format!("could not read from COPY file: {}", strerror(e)),
+                None => read_failure(e).message,
             },
             InputErrorKind::InvalidEncoding { encoding, bytes } => {
                 let hex: Vec<String> = bytes.iter().map(|b| format!("0x{b:02x}")).collect();
@@ -626,6 +626,16 @@ fn io_sqlstate(e: &io::Error) -> SqlState {
             5 => SqlState::IO_ERROR,                     // EIO
             _ => SqlState::INTERNAL_ERROR,
         },
+    }
+}
+
+/// A source's read error as COPY reports it ("could not read from COPY file: %m", with
+/// `errcode_for_file_access`'s SQLSTATE), for a reader on the backend thread that hands it
+/// to the decoder through a stream.
+pub fn read_failure(e: &io::Error) -> crate::stream::ServerError {
+    crate::stream::ServerError {
+        sqlstate: io_sqlstate(e),
+        message: format!("could not read from COPY file: {}", strerror(e)),
     }
 }
 
