@@ -219,6 +219,11 @@ pub(crate) fn verify_utf8(s: &[u8]) -> (usize, bool) {
     }
 }
 
+/// Whether `s` is valid UTF-8 without NUL bytes (what `pg_verify_mbstr` of UTF-8 accepts).
+pub fn is_utf8_text(s: &[u8]) -> bool {
+    verify_utf8(s).0 == s.len()
+}
+
 /// The bytes `report_invalid_encoding` prints for an invalid UTF-8 sequence starting at
 /// `s[0]` (in a single-byte encoding the one invalid byte, NUL, has length 1 there too).
 pub(crate) fn invalid_bytes(s: &[u8]) -> Vec<u8> {

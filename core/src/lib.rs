@@ -6,12 +6,14 @@
 //!
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
 //! - [`decode`]: the [`decode::Decoder`] trait every data format implements.
+//! - [`binary`]: the COPY binary format's decoder.
 //! - [`chunks`]: the chunked, verified input buffer every format reads from.
 //! - [`input`]: the COPY text-format and CSV row splitters.
 //! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
 //! - [`stream`]: a bounded byte stream from the backend thread to the reader thread.
 //! - [`sqlstate`]: the SQLSTATEs of the errors computed here, as a typed value.
 
+pub mod binary;
 pub mod chunks;
 pub mod decode;
 pub mod input;

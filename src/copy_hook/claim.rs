@@ -136,7 +136,9 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Cl
         let Ok(spec) = parsed else {
             return Err(HandOver::OptionsRejected);
         };
-        check_encoding(spec.encoding)?;
+        if !spec.binary() {
+            check_encoding(spec.encoding)?;
+        }
         Ok(Claim {
             relation: stmt.relation,
             file,

@@ -46,8 +46,9 @@ mod pq {
     }
 }
 
-/// `ReceiveCopyBegin`: CopyInResponse for `natts` columns in text format, flushed.
-pub fn send_copy_in_response(natts: usize) {
+/// `ReceiveCopyBegin`: CopyInResponse for `natts` columns in text or `binary` format (the
+/// overall format and each column's), flushed.
+pub fn send_copy_in_response(natts: usize, binary: bool) {
     // SAFETY: backend thread, the client is remote (the COPY hook takes STDIN only then); the
     // StringInfo is pq_beginmessage's to fill and pq_endmessage's to send and free.
     unsafe {
@@ -58,10 +59,11 @@ pub fn send_copy_in_response(natts: usize) {
             cursor: 0,
         };
         pg_sys::pq_beginmessage(&mut buf, b'G' as std::ffi::c_char);
-        pg_sys::pq_sendbyte(&mut buf, 0);
+        let format = binary as u16;
+        pg_sys::pq_sendbyte(&mut buf, format as _);
         pg_sys::pq_sendint16(&mut buf, natts as u16);
         for _ in 0..natts {
-            pg_sys::pq_sendint16(&mut buf, 0);
+            pg_sys::pq_sendint16(&mut buf, format);
         }
         pg_sys::pq_endmessage(&mut buf);
         flush();

@@ -1,6 +1,6 @@
 //! Fields to Datums, one [`Converter`] per input column (COPY's `NextCopyFrom` after the
 //! split): int2/int4/int8 with the fastcopy parser, every other type through its input
-//! function looked up once per load; NULL and DEFAULT markers, FORCE_NULL / FORCE_NOT_NULL,
+//! function looked up once per load (binary fields: `receive.rs`); NULL and DEFAULT markers, FORCE_NULL / FORCE_NOT_NULL,
 //! the defaults of the columns the input does not supply, and `on_error => 'ignore'`.
 //!
 //! The reader thread converts a block's int fields ahead of the backend ([`int_plan`]); what
@@ -31,6 +31,8 @@ pub enum Converter {
         typioparam: pg_sys::Oid,
         typmod: i32,
     },
+    /// Binary format: the type's receive function, or a fast path (`receive.rs`).
+    Receive(super::receive::Receive),
 }
 
 impl Converter {
@@ -72,7 +74,7 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
             Converter::Int2 => Some(IntWidth::I16),
             Converter::Int4 => Some(IntWidth::I32),
             Converter::Int8 => Some(IntWidth::I64),
-            Converter::Input { .. } => None,
+            Converter::Input { .. } | Converter::Receive(_) => None,
         })
         .collect();
     IntPlan::new(fields, SERVER_GRAMMAR)
@@ -247,6 +249,7 @@ fn convert(
             let s = bytes.as_ptr() as *mut c_char;
             return input(flinfo, s, *typioparam, *typmod, on_error).map(|d| (d, false));
         }
+        Converter::Receive(_) => unreachable!("text fields have text converters"),
     };
     match parsed {
         Ok(d) => Some((d, false)),

@@ -93,20 +93,23 @@ fn check_of(encoding: c_int) -> Option<Encoding> {
 
 /// The plan for a load whose ENCODING option is `option` (an id), where `BeginCopyFrom` looks
 /// up the conversion: COPY's error when there is no default conversion, 0A000 for what
-/// fastcopy does not read.
-pub fn plan(option: Option<c_int>) -> Plan {
+/// fastcopy does not read. `binary` data is never converted or checked as a whole (its text
+/// fields are, by their receive functions), but the conversion is looked up all the same, as
+/// COPY does.
+pub fn plan(option: Option<c_int>, binary: bool) -> Plan {
     let (input, database) = encodings(option);
-    if let Some(what) = unsupported(input, database) {
+    if !binary && let Some(what) = unsupported(input, database) {
         raise(
             PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
             format!("fastcopy does not support {what}"),
         );
     }
-    let server = check_of(database).expect("unsupported() checked the database encoding");
+    let server =
+        check_of(database).unwrap_or_else(|| Encoding::nul_free(&compat::encoding_name(database)));
     let sql_ascii = pg_sys::pg_enc::PG_SQL_ASCII as c_int;
     if input == database || input == sql_ascii || database == sql_ascii {
         return Plan {
-            input: check_of(input),
+            input: if binary { None } else { check_of(input) },
             server,
             convert: None,
         };
@@ -126,7 +129,7 @@ pub fn plan(option: Option<c_int>) -> Plan {
     Plan {
         input: None,
         server,
-        convert: Some(Conversion {
+        convert: (!binary).then_some(Conversion {
             proc_,
             from: input,
             to: database,

@@ -8,6 +8,7 @@ use super::batch::Batch;
 use super::convert::{self, Converter, OnError, Values};
 use super::position::Position;
 use super::progress::Progress;
+use super::receive;
 use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
 use super::store::Stored;
 use super::target::Target;
@@ -81,7 +82,22 @@ impl<'a> Loader<'a> {
                 self.stats.bytes_read = block.bytes_read;
                 true
             }
-            Some(Err(e)) => raise_input_error(e, self.pos),
+            Some(Err(e)) => {
+                if let Some(partial) = &e.partial {
+                    // the server converts a tuple's fields as it reads them: those before
+                    // the defect first
+                    let Values { datums, nulls } = &mut self.values;
+                    receive::convert_row(
+                        self.target,
+                        partial,
+                        partial.len(),
+                        datums,
+                        nulls,
+                        self.pos,
+                    );
+                }
+                raise_input_error(e, self.pos, self.target)
+            }
         }
     }
 
@@ -167,7 +183,9 @@ impl<'a> Loader<'a> {
         let (target, pos) = (self.target, self.pos);
         let row = &block.rows()[r];
         let Values { datums, nulls } = &mut self.values;
-        if !convert::convert_row(
+        if target.binary {
+            receive::convert_row(target, row, row.len(), datums, nulls, pos);
+        } else if !convert::convert_row(
             target,
             row,
             block.ints(r),
@@ -261,11 +279,17 @@ fn choose_on_error(choice: OnErrorChoice, target: &Target) -> OnError {
     }
 }
 
-/// The decoder's error, with COPY's SQLSTATE, message and hint, at its line.
-fn raise_input_error(e: &InputError, pos: &Position) -> ! {
-    match &e.raw_line {
-        Some(raw) => pos.at_line_text(e.line, raw),
-        None => pos.at_line(e.line),
+/// The decoder's error, with COPY's SQLSTATE, message and hint, at its line (and column); the
+/// binary header's errors without a context, as COPY raises them before it installs one.
+fn raise_input_error(e: &InputError, pos: &Position, target: &Target) -> ! {
+    match (&e.raw_line, e.field) {
+        _ if e.kind.is_header() => pos.silence(),
+        (Some(raw), _) => pos.at_line_text(e.line, raw),
+        (None, Some(f)) => {
+            pos.at_line(e.line);
+            pos.at_column(target.columns[f].name.as_ptr());
+        }
+        (None, None) => pos.at_line(e.line),
     }
     let code = PgSqlErrorCode::from(e.sqlstate().packed());
     match (e.detail(), e.hint()) {

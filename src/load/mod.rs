@@ -30,7 +30,8 @@
 //! ```
 //!
 //! Small inputs are decoded on the backend thread (no reader thread). A new data format is
-//! one decoder in the core and one arm in [`start_blocks`]; a new source is one arm in
+//! one decoder in the core and one arm in [`start_blocks`] (binary: `BinaryReader`, its
+//! values through receive functions, `receive.rs`); a new source is one arm in
 //! `source.rs` (a source only the backend may read feeds the reader through
 //! `fastcopy_core::stream`).
 
@@ -44,6 +45,7 @@ mod loader;
 mod position;
 mod progress;
 mod pump;
+mod receive;
 mod source;
 pub mod spec;
 mod store;
@@ -51,6 +53,7 @@ mod target;
 mod tuple;
 
 use blocks::Blocks;
+use fastcopy_core::binary::BinaryReader;
 use fastcopy_core::input::RowReader;
 use fastcopy_core::pipeline::{IntPlan, RowBlock};
 use loader::Loader;
@@ -122,6 +125,12 @@ pub fn run(
             "encoding applies to bytea data: a text value is in the database encoding",
         );
     }
+    if text_value && opts.format.as_deref() == Some("binary") {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "format binary needs bytea data",
+        );
+    }
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
@@ -138,15 +147,15 @@ pub fn run(
             }
             spec
         },
-        |ncols| {
-            let input = source.open(ncols);
+        |ncols, spec| {
+            let input = source.open(ncols, spec.binary());
             let progress = Progress::start(relid, input.kind, input.total);
             (input, progress)
         },
     );
     let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
     let input = convert_input(input, &target.encoding, threaded);
-    let pos = Position::new(front.verb(), &target.relname);
+    let pos = Position::new(front.verb(), &target.relname, target.binary);
     let mut stats = std::thread::scope(|scope| {
         let mut blocks = start_blocks(scope, threaded, &spec, &target, input);
         // before the guard: the position points into the current block's rows, also while an
@@ -210,6 +219,14 @@ where
                 Blocks::spawn(scope, decoder, plan, input.pump)
             } else {
                 Blocks::inline(decoder, plan)
+            }
+        }
+        Format::Binary => {
+            let decoder = BinaryReader::new(input.read, target.columns.len(), READ_CHUNK);
+            if threaded {
+                Blocks::spawn(scope, decoder, None, input.pump)
+            } else {
+                Blocks::inline(decoder, None)
             }
         }
     }

@@ -48,11 +48,16 @@ pub struct Position {
     /// The context names only the relation (COPY's `relname_only`, while it reports a
     /// skipped row).
     relation_only: Cell<bool>,
+    /// Binary data: COPY shows neither the line nor a value ("can't usefully display the
+    /// data").
+    binary: bool,
+    /// No context at all (an error COPY raises before it installs its context).
+    silent: Cell<bool>,
 }
 
 impl Position {
     /// `relname` must outlive the position (it is the target's).
-    pub fn new(verb: &'static CStr, relname: &CStr) -> Position {
+    pub fn new(verb: &'static CStr, relname: &CStr, binary: bool) -> Position {
         Position {
             verb,
             relname: relname.as_ptr(),
@@ -62,7 +67,14 @@ impl Position {
             value: Cell::new(std::ptr::null()),
             value_is_null: Cell::new(false),
             relation_only: Cell::new(false),
+            binary,
+            silent: Cell::new(false),
         }
+    }
+
+    /// The error being raised gets no context line.
+    pub fn silence(&self) {
+        self.silent.set(true);
     }
 
     /// `log_verbosity => 'verbose'`: COPY's NOTICE about the row being skipped at the current
@@ -153,14 +165,21 @@ impl Position {
         self.clear_value();
     }
 
-    /// The CONTEXT line, in COPY's shape.
-    fn describe(&self) -> String {
+    /// The CONTEXT line, in COPY's shape (`None`: none).
+    fn describe(&self) -> Option<String> {
         let verb = self.verb.to_string_lossy();
         let rel = shown(self.relname);
         let line = self.line.get();
         let attname = self.attname.get();
-        if self.relation_only.get() {
+        Some(if self.silent.get() {
+            return None;
+        } else if self.relation_only.get() {
             format!("{verb} {rel}")
+        } else if self.binary {
+            match attname.is_null() {
+                true => format!("{verb} {rel}, line {line}"),
+                false => format!("{verb} {rel}, line {line}, column {}", shown(attname)),
+            }
         } else if attname.is_null() {
             // SAFETY: the row or bytes are alive while the position points to them (at_row,
             // at_line_text).
@@ -188,7 +207,7 @@ impl Position {
                 shown(attname),
                 shown(self.value.get())
             )
-        }
+        })
     }
 }
 
@@ -234,7 +253,10 @@ impl Drop for ContextGuard<'_> {
                 // transaction aborts. (A server error carries its CONTEXT already, and
                 // `error::exact` throws it without this callback.)
                 let pos = &*(self.cb.arg as *const Position);
-                let msg = std::ffi::CString::new(pos.describe().replace('\0', "")).unwrap();
+                let Some(msg) = pos.describe() else {
+                    return;
+                };
+                let msg = std::ffi::CString::new(msg.replace('\0', "")).unwrap();
                 let cx = pg_sys::CurTransactionContext;
                 let copy = pg_sys::MemoryContextStrdup(cx, msg.as_ptr());
                 let cb =
@@ -287,7 +309,10 @@ unsafe fn add_context(msg: *const c_char) {
 unsafe extern "C-unwind" fn error_context(arg: *mut c_void) {
     // SAFETY: `arg` is the position a live ContextGuard borrows.
     let pos = unsafe { &*(arg as *const Position) };
-    let msg = std::ffi::CString::new(pos.describe().replace('\0', "")).unwrap();
+    let Some(msg) = pos.describe() else {
+        return;
+    };
+    let msg = std::ffi::CString::new(msg.replace('\0', "")).unwrap();
     // SAFETY: called by errfinish.
     unsafe { add_context(msg.as_ptr()) }
 }

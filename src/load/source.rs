@@ -44,8 +44,9 @@ pub struct Input<'a> {
 
 impl<'a> Source<'a> {
     /// Opens the source for a load of `ncols` columns, where COPY's `BeginCopyFrom` does
-    /// (after the options and columns are checked; a client is told to start sending).
-    pub fn open(self, ncols: usize) -> Input<'a> {
+    /// (after the options and columns are checked; a client is told to start sending, in
+    /// `binary` or text format).
+    pub fn open(self, ncols: usize, binary: bool) -> Input<'a> {
         match self {
             Source::File(path) => {
                 let file = open_file(path);
@@ -65,7 +66,7 @@ impl<'a> Source<'a> {
             },
             Source::Client => {
                 let (pump, read) = Pump::new(Origin::Client(ClientReader::new()), None);
-                client::send_copy_in_response(ncols);
+                client::send_copy_in_response(ncols, binary);
                 Input {
                     read: Box::new(read),
                     kind: SourceKind::Pipe,

@@ -91,6 +91,8 @@ pub enum Format {
     /// Text or CSV (the core's row reader: delimiter, NULL and DEFAULT markers, quote,
     /// escape, header).
     Delimited(Options),
+    /// COPY's binary format (the core's binary reader; values through receive functions).
+    Binary,
 }
 
 /// What a value that does not convert does (COPY's ON_ERROR).
@@ -120,11 +122,16 @@ pub struct LoadSpec {
 }
 
 impl LoadSpec {
-    /// The text/CSV reader options.
-    pub fn reader(&self) -> &Options {
+    /// The text/CSV reader options (`None` for binary).
+    pub fn reader(&self) -> Option<&Options> {
         match &self.format {
-            Format::Delimited(o) => o,
+            Format::Delimited(o) => Some(o),
+            Format::Binary => None,
         }
+    }
+
+    pub fn binary(&self) -> bool {
+        matches!(self.format, Format::Binary)
     }
 
     /// Checks `o` as the COPY of PostgreSQL `major` checks the same options, and returns them
@@ -133,13 +140,10 @@ impl LoadSpec {
         let words = Wording::of(major);
         // The options one by one, as ProcessCopyOptions' loop reads them (values that do not
         // parse fail here, before any check of how options go together).
-        let csv = match o.format.as_deref().unwrap_or("text") {
-            "text" => false,
-            "csv" => true,
-            "binary" => refuse(
-                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                "fastcopy does not support format binary",
-            ),
+        let (csv, binary) = match o.format.as_deref().unwrap_or("text") {
+            "text" => (false, false),
+            "csv" => (true, false),
+            "binary" => (false, true),
             other => refuse(
                 PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
                 &format!("COPY format \"{other}\" not recognized"),
@@ -192,7 +196,14 @@ impl LoadSpec {
             }
             n as u64
         });
-        let reader = check_together(o, csv, &words, major);
+        let reader = check_together(o, csv, binary, &words, major);
+        // (COPY 17+; fastcopy offers ON_ERROR on 15 and 16 as well)
+        if binary && on_error != OnErrorChoice::Stop {
+            refuse(
+                PgSqlErrorCode::ERRCODE_SYNTAX_ERROR,
+                "only ON_ERROR STOP is allowed in BINARY mode",
+            );
+        }
         // the last of ProcessCopyOptions' checks (COPY 18)
         if reject_limit.is_some() && on_error == OnErrorChoice::Stop {
             refuse(
@@ -202,7 +213,11 @@ impl LoadSpec {
         }
         let none = || ForceList::Columns(Vec::new());
         LoadSpec {
-            format: Format::Delimited(reader),
+            format: if binary {
+                Format::Binary
+            } else {
+                Format::Delimited(reader)
+            },
             freeze: o.freeze.unwrap_or(false),
             on_error,
             log_verbosity,
@@ -215,10 +230,24 @@ impl LoadSpec {
     }
 }
 
-/// ProcessCopyOptions after its loop: defaults filled in, then how the options go together,
-/// in the server's order (the markers' own checks here, their conflicts in `check_conflicts`).
-fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options {
+/// ProcessCopyOptions after its loop: the options binary refuses, defaults filled in, then how
+/// the options go together, in the server's order (the markers' own checks here, their
+/// conflicts in `check_conflicts`). Binary is checked as text from the defaults on.
+fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u32) -> Options {
     use PgSqlErrorCode::*;
+    if binary {
+        let given = [
+            ("DELIMITER", o.delimiter.is_some()),
+            ("NULL", o.null_string.is_some()),
+            ("DEFAULT", o.default_string.is_some()),
+        ];
+        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+            refuse(
+                ERRCODE_SYNTAX_ERROR,
+                &format!("cannot specify {name} in BINARY mode"),
+            );
+        }
+    }
     let mut opts = if csv { Options::csv() } else { Options::text() };
     opts.server_major = major;
     opts.header = matches!(o.header, Some(Header::Skip | Header::Match));
@@ -253,6 +282,12 @@ fn check_together(o: &SqlOptions, csv: bool, w: &Wording, major: u32) -> Options
         refuse(
             ERRCODE_INVALID_PARAMETER_VALUE,
             &format!("COPY delimiter cannot be \"{}\"", opts.delimiter as char),
+        );
+    }
+    if binary && opts.header {
+        refuse(
+            ERRCODE_FEATURE_NOT_SUPPORTED,
+            "cannot specify HEADER in BINARY mode",
         );
     }
     if let Some(q) = &o.quote {

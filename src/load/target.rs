@@ -19,6 +19,7 @@ use super::Front;
 use super::convert::Converter;
 use super::encoding;
 use super::filter::{self, Filter, Qual};
+use super::receive::{self, Receive};
 use super::spec::{ForceList, LoadSpec, WhereClause};
 use super::tuple::Former;
 use crate::compat;
@@ -83,6 +84,8 @@ pub struct Target {
     pub null_marker: CString,
     /// The load has a DEFAULT marker (16+).
     pub default_marker: bool,
+    /// The data is in COPY's binary format (the columns have receive converters).
+    pub binary: bool,
 }
 
 /// Tuple routing into the partitions of a partitioned target (COPY's dummy ModifyTableState).
@@ -113,7 +116,7 @@ impl Target {
         where_clause: Option<&WhereClause>,
         front: Front,
         parse: impl FnOnce() -> LoadSpec,
-        begin: impl FnOnce(usize) -> B,
+        begin: impl FnOnce(usize, &LoadSpec) -> B,
     ) -> (Target, LoadSpec, B) {
         // SAFETY: backend thread, inside a transaction (a SQL function call or a COPY
         // statement); `opened.rel` stays open and locked for the rest of the load; a parsed
@@ -247,7 +250,7 @@ unsafe fn prepare<B>(
     relid: pg_sys::Oid,
     opened: Opened,
     spec: &LoadSpec,
-    begin: impl FnOnce(usize) -> B,
+    begin: impl FnOnce(usize, &LoadSpec) -> B,
 ) -> (Target, B) {
     // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
     // executor state.
@@ -267,7 +270,7 @@ unsafe fn prepare<B>(
         let (columns, fillers, encoding) =
             input_columns(rel, &relname, &indexes, spec, &mut defaults);
         // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
-        let begun = begin(columns.len());
+        let begun = begin(columns.len(), spec);
         let relkind = (*(*rel).rd_rel).relkind as u8;
         let trig = (*rel).trigdesc;
         let instead_row = !trig.is_null() && (*trig).trig_insert_instead_row;
@@ -298,7 +301,7 @@ unsafe fn prepare<B>(
         pg_sys::ExecBSInsertTriggers(estate, rri);
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
-        let reader = spec.reader();
+        let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
         let target = Target {
             rel,
@@ -320,8 +323,9 @@ unsafe fn prepare<B>(
             instead_row,
             encoding,
             transition_capture,
-            null_marker: CString::new(reader.null.clone()).unwrap_or_default(),
-            default_marker: reader.default.is_some(),
+            null_marker: CString::new(null_marker).unwrap_or_default(),
+            default_marker: spec.reader().is_some_and(|r| r.default.is_some()),
+            binary: spec.binary(),
         };
         (target, begun)
     }
@@ -351,9 +355,12 @@ unsafe fn input_columns(
         );
         let force_null = force_list(rel, relname, &spec.force_null, indexes, "force_null");
         // the input's encoding and its conversion are looked up here, as in BeginCopyFrom
-        let encoding = encoding::plan(spec.encoding);
+        let encoding = encoding::plan(spec.encoding, spec.binary());
+        if spec.binary() {
+            receive::check_all_attributes(rel);
+        }
         let tupdesc = (*rel).rd_att;
-        let with_marker = spec.reader().default.is_some();
+        let with_marker = spec.reader().is_some_and(|r| r.default.is_some());
         let columns = indexes
             .iter()
             .map(|&i| {
@@ -361,7 +368,10 @@ unsafe fn input_columns(
                 Column {
                     index: i,
                     name: CStr::from_ptr(a.attname.data.as_ptr()).to_owned(),
-                    conv: Converter::for_type(a.atttypid, a.atttypmod),
+                    conv: match spec.binary() {
+                        true => Converter::Receive(Receive::for_type(a.atttypid, a.atttypmod)),
+                        false => Converter::for_type(a.atttypid, a.atttypmod),
+                    },
                     default: if with_marker { defaults.expr(i) } else { None },
                     force_not_null: force_not_null.contains(&i),
                     force_null: force_null.contains(&i),

@@ -211,11 +211,8 @@ pub(crate) fn try_row<R: Read>(
             let res = if escaped {
                 row.reset();
                 let line = &data[start..q];
-                text::split_escaped(line, &rd.opts, row).map_err(|kind| InputError {
-                    kind,
-                    line: rd.lineno,
-                    raw_line: Some(line.to_vec()),
-                })
+                text::split_escaped(line, &rd.opts, row)
+                    .map_err(|kind| InputError::with_line(kind, rd.lineno, line.to_vec()))
             } else {
                 end_field(row, data, start, fs, rel, state, null, default);
                 row.raw_kind = RawLine::InBuf { delim, quote };

@@ -468,6 +468,43 @@ pub enum InputErrorKind {
     HeaderUnexpectedDefault { column: Vec<u8> },
     /// HEADER MATCH into a table without columns: the header line is not empty.
     HeaderExtraData,
+    /// Binary: the data does not start with the signature.
+    BinarySignature,
+    /// Binary: the header ends before its flags.
+    BinaryHeaderMissingFlags,
+    /// Binary: the flags announce OIDs.
+    BinaryHeaderWithOids,
+    /// Binary: a flag in bits 17-31.
+    BinaryHeaderCriticalFlags,
+    /// Binary: the extension length is missing or negative.
+    BinaryHeaderMissingLength,
+    /// Binary: the data ends inside the header extension.
+    BinaryHeaderWrongLength,
+    /// Binary: a tuple's field count is not the number of input columns.
+    BinaryFieldCount { got: i32, expected: usize },
+    /// Binary: a field length below -1.
+    BinaryFieldSize,
+    /// Binary: the data ends inside a tuple.
+    BinaryUnexpectedEof,
+    /// Binary: data after the trailer.
+    BinaryDataAfterTrailer,
+}
+
+impl InputErrorKind {
+    /// An error of the binary header, which the server raises before COPY's error context
+    /// is installed (no CONTEXT line).
+    pub fn is_header(&self) -> bool {
+        use InputErrorKind::*;
+        matches!(
+            self,
+            BinarySignature
+                | BinaryHeaderMissingFlags
+                | BinaryHeaderWithOids
+                | BinaryHeaderCriticalFlags
+                | BinaryHeaderMissingLength
+                | BinaryHeaderWrongLength
+        )
+    }
 }
 
 /// A reading error, with COPY's line number at the time it was raised.
@@ -481,15 +518,29 @@ pub struct InputError {
     /// unterminated CSV quote). `None` for errors raised while reading the line
     /// (`COPY t, line N` without text).
     pub raw_line: Option<Vec<u8>>,
+    /// Binary: the input field (0-based) the error is about, which COPY's context names.
+    pub field: Option<usize>,
+    /// Binary: the fields of the tuple read before the defect, which the server converts
+    /// before it finds it.
+    pub partial: Option<Box<Row>>,
 }
 
 impl InputError {
-    fn new(kind: InputErrorKind, line: u64) -> Self {
+    pub(crate) fn new(kind: InputErrorKind, line: u64) -> Self {
         InputError {
             kind,
             line,
             raw_line: None,
+            field: None,
+            partial: None,
         }
+    }
+
+    /// An error of a line, shown with its raw text.
+    pub(crate) fn with_line(kind: InputErrorKind, line: u64, raw: Vec<u8>) -> Self {
+        let mut e = InputError::new(kind, line);
+        e.raw_line = Some(raw);
+        e
     }
 
     /// The SQLSTATE the server reports.
@@ -557,6 +608,26 @@ impl InputError {
                 "unexpected default marker in COPY data".into()
             }
             InputErrorKind::HeaderExtraData => "extra data after last expected column".into(),
+            InputErrorKind::BinarySignature => "COPY file signature not recognized".into(),
+            InputErrorKind::BinaryHeaderMissingFlags => {
+                "invalid COPY file header (missing flags)".into()
+            }
+            InputErrorKind::BinaryHeaderWithOids => "invalid COPY file header (WITH OIDS)".into(),
+            InputErrorKind::BinaryHeaderCriticalFlags => {
+                "unrecognized critical flags in COPY file header".into()
+            }
+            InputErrorKind::BinaryHeaderMissingLength => {
+                "invalid COPY file header (missing length)".into()
+            }
+            InputErrorKind::BinaryHeaderWrongLength => {
+                "invalid COPY file header (wrong length)".into()
+            }
+            InputErrorKind::BinaryFieldCount { got, expected } => {
+                format!("row field count is {got}, expected {expected}")
+            }
+            InputErrorKind::BinaryFieldSize => "invalid field size".into(),
+            InputErrorKind::BinaryUnexpectedEof => "unexpected EOF in COPY data".into(),
+            InputErrorKind::BinaryDataAfterTrailer => "received copy data after EOF marker".into(),
         }
     }
 
@@ -857,11 +928,11 @@ impl<R: Read> RowReader<R> {
             self.read_header(row)?;
             if let Err(kind) = self.check_header(row) {
                 self.done = true;
-                return Err(InputError {
+                return Err(InputError::with_line(
                     kind,
-                    line: row.line_no,
-                    raw_line: Some(row.raw_line().into_owned()),
-                });
+                    row.line_no,
+                    row.raw_line().into_owned(),
+                ));
             }
             if self.done {
                 return Ok(false);
@@ -968,11 +1039,9 @@ impl<R: Read> RowReader<R> {
             }
             Format::Csv => csv::split(data, &self.opts, self.csv.as_mut(), line.in_quote, row),
         };
-        let res = res.map(|()| true).map_err(|kind| InputError {
-            kind,
-            line: self.lineno,
-            raw_line: Some(data.to_vec()),
-        });
+        let res = res
+            .map(|()| true)
+            .map_err(|kind| InputError::with_line(kind, self.lineno, data.to_vec()));
         self.input.consume_to(line.next);
         res
     }

@@ -1,0 +1,267 @@
+//! Binary fields to Datums (COPY's `CopyReadBinaryAttribute`): the column type's receive
+//! function, looked up once per load (`getTypeBinaryInputInfo`), called with the field's bytes
+//! in a buffer of our own; the whole buffer must be consumed ("incorrect binary data format",
+//! 22P03). A NULL goes to the receive function too, as NULL, so that a domain checks it.
+//!
+//! Fast paths, without a function-manager call, for the fixed-width types whose receive
+//! functions only read the bytes and check a range, and for text: each takes a value only
+//! when it is exactly what the receive function would return without error (the right length,
+//! in range, valid text), and hands everything else to the receive function, which then
+//! raises its own error.
+
+use super::target::Target;
+use crate::error::raise;
+use fastcopy_core::chunks::is_utf8_text;
+use pgrx::pg_sys;
+use pgrx::prelude::*;
+use std::cell::RefCell;
+use std::ffi::c_char;
+
+/// `IS_VALID_DATE` (`datatype/timestamp.h`): days from 2000-01-01 in date_in's range.
+const DATE_MIN: i32 = -2_451_545; // DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE
+const DATE_END: i32 = 2_147_483_494 - 2_451_545; // DATE_END_JULIAN - POSTGRES_EPOCH_JDATE
+/// `IS_VALID_TIMESTAMP`: microseconds from 2000-01-01 in timestamp_in's range.
+const TIMESTAMP_MIN: i64 = -211_813_488_000_000_000;
+const TIMESTAMP_END: i64 = 9_223_371_331_200_000_000;
+const USECS_PER_DAY: i64 = 86_400_000_000;
+
+/// A receive function's fast path: the types whose binary form is read without a call.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Fast {
+    Int2,
+    Int4,
+    Int8,
+    Float4,
+    Float8,
+    Bool,
+    /// `date_recv`: ±infinity or `IS_VALID_DATE`.
+    Date,
+    /// `time_recv` without a typmod: 0 to 24:00:00.
+    Time,
+    /// `timestamp_recv` / `timestamptz_recv` without a typmod: ±infinity or
+    /// `IS_VALID_TIMESTAMP`.
+    Timestamp,
+    /// `textrecv` / `varcharrecv` without a typmod, when the client encoding is the database's
+    /// and both are UTF-8 (`pq_getmsgtext` then only verifies): valid UTF-8 without NUL.
+    Text,
+}
+
+/// How one binary field becomes a Datum.
+pub struct Receive {
+    fast: Option<Fast>,
+    flinfo: Box<pg_sys::FmgrInfo>,
+    typioparam: pg_sys::Oid,
+    typmod: i32,
+    /// The field's bytes, NUL-terminated, for the receive function (COPY's `attribute_buf`:
+    /// receive functions of arrays and records write into it while they read).
+    scratch: RefCell<Vec<u8>>,
+}
+
+impl Receive {
+    /// The receive function of `typid` (COPY's error when it has none), and its fast path.
+    pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> Receive {
+        let (func, typioparam) = lookup(typid);
+        // SAFETY: the FmgrInfo is ours, boxed (fmgr_info keeps no pointer to it, and it must
+        // not move while in use); fmgr_info on the backend thread.
+        let flinfo = unsafe {
+            let mut flinfo = Box::new(std::mem::zeroed::<pg_sys::FmgrInfo>());
+            pg_sys::fmgr_info(func, flinfo.as_mut());
+            flinfo
+        };
+        let untyped = typmod < 0;
+        let fast = match typid {
+            pg_sys::INT2OID => Some(Fast::Int2),
+            pg_sys::INT4OID => Some(Fast::Int4),
+            pg_sys::INT8OID => Some(Fast::Int8),
+            pg_sys::FLOAT4OID => Some(Fast::Float4),
+            pg_sys::FLOAT8OID => Some(Fast::Float8),
+            pg_sys::BOOLOID => Some(Fast::Bool),
+            pg_sys::DATEOID => Some(Fast::Date),
+            pg_sys::TIMEOID if untyped => Some(Fast::Time),
+            pg_sys::TIMESTAMPOID | pg_sys::TIMESTAMPTZOID if untyped => Some(Fast::Timestamp),
+            pg_sys::TEXTOID | pg_sys::VARCHAROID if untyped && utf8_session() => Some(Fast::Text),
+            _ => None,
+        };
+        Receive {
+            fast,
+            flinfo,
+            typioparam,
+            typmod,
+            scratch: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The Datum of `bytes` (`None`: NULL), or the receive function's ERROR.
+    #[inline]
+    pub fn convert(&self, bytes: Option<&[u8]>) -> pg_sys::Datum {
+        let Some(b) = bytes else {
+            return self.call(None);
+        };
+        match self.fast.and_then(|f| fast(f, b)) {
+            Some(d) => d,
+            None if self.fast == Some(Fast::Text) && is_utf8_text(b) => text(b),
+            None => self.call(Some(b)),
+        }
+    }
+
+    /// `ReceiveFunctionCall`, then COPY's check that it read the whole field. Out of line
+    /// (see `Loader::load_routed`: the FFI guard's lookup stays out of the row loop).
+    #[inline(never)]
+    fn call(&self, bytes: Option<&[u8]>) -> pg_sys::Datum {
+        let fl = self.flinfo.as_ref() as *const _ as *mut pg_sys::FmgrInfo;
+        let Some(b) = bytes else {
+            // SAFETY: the receive function fmgr_info filled in; NULL for a NULL field, as COPY
+            // passes it (a strict function is not called, a domain's checks NOT NULL).
+            return unsafe {
+                pg_sys::ReceiveFunctionCall(fl, std::ptr::null_mut(), self.typioparam, self.typmod)
+            };
+        };
+        let mut scratch = self.scratch.borrow_mut();
+        scratch.clear();
+        scratch.extend_from_slice(b);
+        scratch.push(0);
+        let len = i32::try_from(b.len()).expect("a field length is an int32");
+        let mut buf = pg_sys::StringInfoData {
+            data: scratch.as_mut_ptr() as *mut c_char,
+            len,
+            maxlen: len + 1,
+            cursor: 0,
+        };
+        // SAFETY: `buf` holds the field's bytes and a NUL after them (as `attribute_buf`), in
+        // memory we own and lend mutably for the call; receive functions read it and may
+        // write into it while they do, never past `len` or reallocate it.
+        let d = unsafe { pg_sys::ReceiveFunctionCall(fl, &mut buf, self.typioparam, self.typmod) };
+        if buf.cursor != buf.len {
+            raise(
+                PgSqlErrorCode::ERRCODE_INVALID_BINARY_REPRESENTATION,
+                "incorrect binary data format",
+            );
+        }
+        d
+    }
+}
+
+/// `getTypeBinaryInputInfo`: the receive function and typioparam of `typid` (42883 "no binary
+/// input function available for type %s" when it has none).
+pub fn lookup(typid: pg_sys::Oid) -> (pg_sys::Oid, pg_sys::Oid) {
+    let mut func = pg_sys::InvalidOid;
+    let mut typioparam = pg_sys::InvalidOid;
+    // SAFETY: a catalog lookup on the backend thread; it raises COPY's own error.
+    unsafe { pg_sys::getTypeBinaryInputInfo(typid, &mut func, &mut typioparam) };
+    (func, typioparam)
+}
+
+/// The session's client encoding and the database's are both UTF-8.
+fn utf8_session() -> bool {
+    let utf8 = pg_sys::pg_enc::PG_UTF8 as i32;
+    // SAFETY: reads the session's settings.
+    unsafe { pg_sys::pg_get_client_encoding() == utf8 && pg_sys::GetDatabaseEncoding() == utf8 }
+}
+
+/// The fast path of `f` for `b`, or `None` when the receive function must decide.
+#[inline(always)]
+fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
+    let d = match f {
+        Fast::Int2 => pg_sys::Datum::from(i16::from_be_bytes(b.try_into().ok()?)),
+        Fast::Int4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
+        Fast::Int8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
+        // Float4GetDatum: the bits as an int32 Datum
+        Fast::Float4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
+        Fast::Float8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
+        Fast::Bool => match b {
+            [v] => pg_sys::Datum::from(*v != 0),
+            _ => return None,
+        },
+        Fast::Date => {
+            let v = i32::from_be_bytes(b.try_into().ok()?);
+            let finite = (DATE_MIN..DATE_END).contains(&v);
+            if !(finite || v == i32::MIN || v == i32::MAX) {
+                return None;
+            }
+            pg_sys::Datum::from(v)
+        }
+        Fast::Time => {
+            let v = i64::from_be_bytes(b.try_into().ok()?);
+            if !(0..=USECS_PER_DAY).contains(&v) {
+                return None;
+            }
+            pg_sys::Datum::from(v)
+        }
+        Fast::Timestamp => {
+            let v = i64::from_be_bytes(b.try_into().ok()?);
+            let finite = (TIMESTAMP_MIN..TIMESTAMP_END).contains(&v);
+            if !(finite || v == i64::MIN || v == i64::MAX) {
+                return None;
+            }
+            pg_sys::Datum::from(v)
+        }
+        Fast::Text => return None,
+    };
+    Some(d)
+}
+
+/// A text Datum of `b` (valid text in the database encoding), as `textrecv` builds it.
+#[inline(never)]
+fn text(b: &[u8]) -> pg_sys::Datum {
+    // SAFETY: `b` is a valid slice; cstring_to_text_with_len copies `len` bytes into a new
+    // varlena in the current memory context (the batch's).
+    let t =
+        unsafe { pg_sys::cstring_to_text_with_len(b.as_ptr() as *const c_char, b.len() as i32) };
+    pg_sys::Datum::from(t)
+}
+
+/// COPY's check of every attribute's binary input, input column or not (`BeginCopyFrom`
+/// looks up every non-dropped attribute's function).
+///
+/// # Safety
+/// `rel` is open.
+pub unsafe fn check_all_attributes(rel: pg_sys::Relation) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        let tupdesc = (*rel).rd_att;
+        for i in 0..(*tupdesc).natts as usize {
+            let a = crate::compat::tuple_desc_attr(tupdesc, i);
+            if !a.attisdropped {
+                lookup(a.atttypid);
+            }
+        }
+    }
+}
+
+/// Converts binary row `row` into `datums`/`nulls`, as COPY's binary `NextCopyFrom`: the
+/// decoder checked the field count. `fields` limits it to the first fields (a tuple cut short:
+/// the fields before the defect are converted before it is reported).
+pub fn convert_row(
+    target: &Target,
+    row: &fastcopy_core::input::Row,
+    fields: usize,
+    datums: &mut [pg_sys::Datum],
+    nulls: &mut [bool],
+    pos: &super::position::Position,
+) {
+    pos.at_row(row);
+    let mem = target.batch_memory();
+    // SAFETY: the batch memory context lives as long as the target; values converted here
+    // stay in it until the batch they go into is flushed.
+    let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
+    for (i, col) in target.columns.iter().enumerate().take(fields) {
+        pos.at_column(col.name.as_ptr());
+        let super::convert::Converter::Receive(r) = &col.conv else {
+            unreachable!("a binary load's columns have receive converters")
+        };
+        let (datum, isnull) = match row.field(i) {
+            fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
+            _ => (r.convert(None), true),
+        };
+        datums[col.index] = datum;
+        nulls[col.index] = isnull;
+    }
+    pos.clear_column();
+    for f in &target.fillers {
+        let (datum, isnull) = target.eval_default(f.expr);
+        datums[f.index] = datum;
+        nulls[f.index] = isnull;
+    }
+    // SAFETY: `old` is the context that was current on entry.
+    unsafe { pg_sys::MemoryContextSwitchTo(old) };
+}
