@@ -48,7 +48,7 @@ check "command tag of a taken COPY: $tag" '[ "$tag" = "COPY 3" ]'
 # ERROR says why
 for stmt in "COPY hk TO STDOUT|COPY TO" \
             "COPY hk FROM PROGRAM 'cat /dev/null'|program" \
-            "COPY hk FROM STDIN (FORMAT binary)|options are invalid" \
+            "COPY hk FROM STDIN (FORMAT binary, DELIMITER ',')|options are invalid" \
             "COPY hk FROM STDIN (FREEZE, FREEZE)|given more than once"; do
   sql=${stmt%%|*}; why=${stmt##*|}
   req=$(printf '5\tq\n' | psql_as require -c "TRUNCATE hk" -c "$sql" 2>&1 >/dev/null)
