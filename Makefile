@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding fmt start stop psql fuzz
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary fmt start stop psql fuzz
 
 setup:
 	scripts/setup.sh
@@ -34,7 +34,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding
+bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary
 
 bench-parse: setup
 	bench/parse.sh
@@ -51,6 +51,9 @@ bench-client: setup
 
 bench-encoding: setup
 	bench/encoding.sh
+
+bench-binary: setup
+	bench/binary.sh
 
 bench-lotsaints: setup
 	bench/lotsaints.sh

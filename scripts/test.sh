@@ -32,16 +32,44 @@ runas=()
 if [ "$(id -u)" -eq 0 ]; then
   mkdir -p "$FASTCOPY_RUN"; chown "$FASTCOPY_USER" "$FASTCOPY_RUN"
 fi
+# sessions MAJOR: every multi-session script on MAJOR, its output in sessions-MAJOR.log and one
+# result line per script in sessions-MAJOR.res. They run against the build the major's
+# `cargo pgrx test` installed, and mostly wait on the server: run in the background while the
+# next major's pg_tests compile, one major's at a time.
+sessions() {
+  local m=$1 t name t0
+  : >"$FASTCOPY_RUN/sessions-$m.res"
+  for t in pgrx-tests/sessions/*.sh; do
+    [ -f "$t" ] || continue
+    name="pg$m $(basename "$t" .sh)"; t0=$(date +%s)
+    echo "=== $name: bash $t $m"
+    if bash "$t" "$m"; then echo "$name ok ($(( $(date +%s) - t0 ))s)"
+    else echo "$name FAILED"; fi >>"$FASTCOPY_RUN/sessions-$m.res"
+  done >"$FASTCOPY_RUN/sessions-$m.log" 2>&1
+}
+# collect: waits for the sessions running in the background, prints their output and results
+pending=""
+collect() {
+  [ -n "$pending" ] || return 0
+  wait "$sessions_pid"
+  cat "$FASTCOPY_RUN/sessions-$pending.log"
+  while IFS= read -r r; do
+    results+=("$r")
+    [[ "$r" == *FAILED ]] && fail=1
+  done <"$FASTCOPY_RUN/sessions-$pending.res"
+  pending=""
+}
 for m in $majors; do
   if [ "$(id -u)" -eq 0 ]; then
     rm -rf "$FASTCOPY_RUN/pgrx-$m"
     runas=(--runas "$FASTCOPY_USER" --pgdata "$FASTCOPY_RUN/pgrx-$m")
   fi
   step "pg$m" cargo pgrx test "pg$m" -p fastcopy "${runas[@]}"
-  for t in pgrx-tests/sessions/*.sh; do
-    [ -f "$t" ] && step "pg$m $(basename "$t" .sh)" bash "$t" "$m"
-  done
+  collect
+  sessions "$m" &
+  sessions_pid=$! pending=$m
 done
+collect
 
 elapsed=$(( $(date +%s) - start ))
 summary=$(IFS=', '; echo "${results[*]}")
