@@ -76,6 +76,10 @@ fn valid_then_mutated(seed: &[u8], fields: usize) -> Vec<u8> {
     write::header(&mut d, 0, &seed[..seed.len().min(3)]);
     let mut rest = seed;
     while rest.len() > 2 {
+        if fields == 0 {
+            // a tuple without fields takes a seed byte of its own
+            rest = &rest[1..];
+        }
         let mut t: Vec<Option<&[u8]>> = Vec::new();
         for _ in 0..fields {
             let n = (rest[0] % 8) as usize;

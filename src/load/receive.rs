@@ -257,6 +257,13 @@ pub fn convert_row(
         nulls[col.index] = isnull;
     }
     pos.clear_column();
+    if fields < target.columns.len() {
+        // a tuple cut short: COPY raises its error before the defaults (a sequence's
+        // nextval among them) are evaluated
+        // SAFETY: `old` is the context that was current on entry.
+        unsafe { pg_sys::MemoryContextSwitchTo(old) };
+        return;
+    }
     for f in &target.fillers {
         let (datum, isnull) = target.eval_default(f.expr);
         datums[f.index] = datum;
