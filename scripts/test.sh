@@ -20,7 +20,7 @@ step() {  # name command...
 
 scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
 
-step core cargo test -p fastcopy-core --release
+step core cargo test -p fastcopy-core
 # the load corpus' manifest parses and lists exactly its data files
 step corpus python3 pgrx-tests/corpus/load/check_cases.py
 # the fuzz targets build against the core's current API (running them: make fuzz)
