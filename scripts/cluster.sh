@@ -40,7 +40,10 @@ CONF
     fi
     if ! as_user "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then
       # shellcheck disable=SC2086 # a list of NAME=value words
-      as_user env ${FASTCOPY_SERVER_ENV:-} "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w start >/dev/null
+      # the tree's own libpq for its modules (postgres_fdw, the WAL receiver): the system's
+      # may be older than the server
+      libdir="$("$(pg_config_for "$major")" --libdir)"
+      as_user env LD_LIBRARY_PATH="$libdir" ${FASTCOPY_SERVER_ENV:-} "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w start >/dev/null
     fi
     echo "cluster $major running: $bindir/psql -h $FASTCOPY_RUN -p $port -U postgres"
     ;;

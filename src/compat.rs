@@ -434,3 +434,27 @@ pub mod exec {
 pub const PROGRESS_SKIPPED: i32 = pg_sys::PROGRESS_COPY_TUPLES_EXCLUDED as i32;
 #[cfg(not(any(feature = "pg15", feature = "pg16")))]
 pub const PROGRESS_SKIPPED: i32 = pg_sys::PROGRESS_COPY_TUPLES_SKIPPED as i32;
+
+/// `CheckValidResultRel(rri, CMD_INSERT, …)`: COPY's check that a result relation takes
+/// inserts (for a foreign table: its FDW inserts, and the table allows it). 17 added the MERGE
+/// actions, 18 the ON CONFLICT action.
+///
+/// # Safety
+/// `rri` was set up by `ExecInitResultRelation`.
+pub unsafe fn check_valid_insert_target(rri: *mut pg_sys::ResultRelInfo) {
+    let insert = pg_sys::CmdType::CMD_INSERT;
+    // SAFETY: as the function's contract; it raises the server's own errors.
+    unsafe {
+        #[cfg(any(feature = "pg15", feature = "pg16"))]
+        pg_sys::CheckValidResultRel(rri, insert);
+        #[cfg(feature = "pg17")]
+        pg_sys::CheckValidResultRel(rri, insert, std::ptr::null_mut());
+        #[cfg(feature = "pg18")]
+        pg_sys::CheckValidResultRel(
+            rri,
+            insert,
+            pg_sys::OnConflictAction::ONCONFLICT_NONE,
+            std::ptr::null_mut(),
+        );
+    }
+}

@@ -93,10 +93,12 @@ impl Extender {
         // passes the result relation's `ri_RelationDesc`, opened and locked by the load), so
         // its relcache entry is valid for this call on the backend thread. For a heap table
         // `rd_options` is NULL or the `StdRdOptions` that `heap_reloptions` parsed, which is how
-        // `RelationGetFillFactor` (utils/rel.h) reads it.
+        // `RelationGetFillFactor` (utils/rel.h) reads it; other relations (a foreign table,
+        // which the extender never extends) are not read.
         let fillfactor = unsafe {
             let opts = (*rel).rd_options as *const pg_sys::StdRdOptions;
-            if opts.is_null() {
+            let heap = (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_RELATION;
+            if opts.is_null() || !heap {
                 100
             } else {
                 (*opts).fillfactor as usize

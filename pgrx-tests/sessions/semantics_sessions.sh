@@ -8,7 +8,8 @@
 # modifies or skips), foreign keys, generated columns, partitions (tuple routing, other column
 # orders, sub-partitions, partition triggers, partition constraints), FREEZE (contents and the
 # frozen state of the pages), on_error 'ignore', default_string, force_not_null / force_null,
-# WHERE, FORCE_* *, log_verbosity, reject_limit, views with INSTEAD OF triggers.
+# WHERE, FORCE_* *, log_verbosity, reject_limit, views with INSTEAD OF triggers, foreign tables
+# and foreign partitions (postgres_fdw back into the same database).
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
 #   pgrx-tests/sessions/semantics_sessions.sh 17
 set -uo pipefail
@@ -684,6 +685,60 @@ same_ok "into a view with WHERE" "vbase=45" \
   "COPY c_vw FROM '$(f ac)' WHERE a < 50" "SELECT fastcopy.load('f_vw', '$(f ac)', where_clause => 'a < 50')" vbase
 same_err "a view without an INSTEAD OF INSERT trigger is refused" 42809 "vbase=45" \
   "COPY c_vno FROM '$(f ac)'" "SELECT fastcopy.load('f_vno', '$(f ac)')" vbase
+
+# ---- 17. foreign tables (postgres_fdw back into this database; file_fdw takes no rows) ----
+psql -v ON_ERROR_STOP=1 >/dev/null <<SQL || { echo "FAIL setup of the foreign server"; fail=1; }
+SET client_min_messages = warning;
+DROP SERVER IF EXISTS sem_loop CASCADE;
+CREATE EXTENSION IF NOT EXISTS postgres_fdw;
+CREATE EXTENSION IF NOT EXISTS file_fdw;
+CREATE SERVER sem_loop FOREIGN DATA WRAPPER postgres_fdw
+  OPTIONS (host '$FASTCOPY_RUN', port '54$m', dbname 'postgres');
+CREATE USER MAPPING FOR CURRENT_USER SERVER sem_loop OPTIONS (user 'postgres');
+DROP SERVER IF EXISTS sem_files CASCADE;
+CREATE SERVER sem_files FOREIGN DATA WRAPPER file_fdw;
+SQL
+both <<'SQL'
+CREATE TABLE @rf (a int PRIMARY KEY, b text, c text DEFAULT 'remote');
+CREATE FOREIGN TABLE @ft (a int, b text, c text DEFAULT 'local') SERVER sem_loop
+  OPTIONS (schema_name 'sem', table_name '@rf');
+CREATE TABLE @ft_audit (a int, op text, tab text);
+CREATE FUNCTION @ft_before() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  IF NEW.a % 10 = 0 THEN RETURN NULL; END IF;
+  NEW.b := NEW.b || '+'; RETURN NEW; END $$;
+CREATE FUNCTION @ft_after() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN
+  INSERT INTO sem.@ft_audit VALUES (NEW.a, TG_NAME, substr(TG_RELID::regclass::text, 3)); RETURN NULL; END $$;
+CREATE TABLE @rf2 (a int, b text);
+CREATE FOREIGN TABLE @ft2 (a int, b text) SERVER sem_loop OPTIONS (schema_name 'sem', table_name '@rf2');
+CREATE TRIGGER ft2_before BEFORE INSERT ON @ft2 FOR EACH ROW EXECUTE FUNCTION @ft_before();
+CREATE TRIGGER ft2_after AFTER INSERT ON @ft2 FOR EACH ROW EXECUTE FUNCTION @ft_after();
+CREATE TABLE @fp (a int, b text) PARTITION BY RANGE (a);
+CREATE TABLE @fp_local PARTITION OF @fp FOR VALUES FROM (MINVALUE) TO (500);
+CREATE TABLE @rfp (a int, b text);
+CREATE FOREIGN TABLE @fp_remote PARTITION OF @fp FOR VALUES FROM (500) TO (MAXVALUE)
+  SERVER sem_loop OPTIONS (schema_name 'sem', table_name '@rfp');
+CREATE FOREIGN TABLE @fro (a int, b text) SERVER sem_files OPTIONS (filename '/dev/null');
+SQL
+same_ok "into a foreign table: every row through its FDW, the local default for a column not given" "rf=1000" \
+  "COPY c_ft (a, b) FROM '$(f ac)'" "SELECT fastcopy.load('f_ft', '$(f ac)', columns => '{a,b}')" rf
+ccount=$(psql -c "SELECT sem.copy_count(\$\$COPY c_ft2 FROM '$(f ac)'\$\$)")
+fcount=$(psql -c "SELECT rows_loaded FROM fastcopy.load('f_ft2', '$(f ac)')")
+check "a foreign table's BEFORE ROW trigger skips and changes rows, its AFTER ROW trigger sees them ($fcount, COPY $ccount): $(cmp rf2 ft_audit)" \
+  '[ "$fcount" = "$ccount" ] && [ "$ccount" = 900 ] && [ "$(cmp rf2 ft_audit)" = "rf2=900 ft_audit=900" ]'
+same_ok "into a partitioned table with a foreign partition" "fp_local=499 rfp=501" \
+  "COPY c_fp FROM '$(f ac)'" "SELECT fastcopy.load('f_fp', '$(f ac)')" fp_local rfp
+psql -c "TRUNCATE c_rf, f_rf"
+same_err "a remote unique violation in a foreign table (the remote error, the load's line)" 23505 "rf=0" \
+  "BEGIN; COPY c_ft (a, b) FROM '$(f ac)'; COPY c_ft (a, b) FROM '$(f ac)'; COMMIT" \
+  "BEGIN; SELECT fastcopy.load('f_ft', '$(f ac)', columns => '{a,b}'); SELECT fastcopy.load('f_ft', '$(f ac)', columns => '{a,b}'); COMMIT" rf
+# (18 refuses it; 15-17 only find that the table was not created in this subtransaction)
+same_err "FREEZE into a foreign table is refused" "$([ "$m" -ge 18 ] && echo 0A000 || echo 55000)" "rf=0" \
+  "BEGIN; TRUNCATE c_rf; COPY c_ft (a, b) FROM '$(f ac)' WITH (FREEZE); COMMIT" \
+  "BEGIN; TRUNCATE f_rf; SELECT fastcopy.load('f_ft', '$(f ac)', columns => '{a,b}', freeze => true); COMMIT" rf
+same_err "a foreign table whose FDW takes no rows (file_fdw) is refused" \
+  "$(code "$(err_of "COPY c_fro FROM '$(f ac)'")")" "fro=0" \
+  "COPY c_fro FROM '$(f ac)'" "SELECT fastcopy.load('f_fro', '$(f ac)')" fro
+psql -c "SET client_min_messages = warning" -c "DROP SERVER sem_loop CASCADE" -c "DROP SERVER sem_files CASCADE" >/dev/null
 
 psql -c "SET client_min_messages = warning" -c "DROP SCHEMA sem CASCADE"
 rm -f "$FASTCOPY_RUN/sem-$m-"*

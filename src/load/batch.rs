@@ -27,7 +27,13 @@ pub struct Buffer {
     slots: Vec<*mut pg_sys::TupleTableSlot>,
     linenos: Vec<u64>,
     used: usize,
+    /// NULL for a foreign table (its FDW inserts).
     bistate: pg_sys::BulkInsertState,
+    /// A foreign table (the target or a partition): each row goes to its FDW's
+    /// ExecForeignInsert, one at a time, as in COPY's single-row mode.
+    foreign: *mut pg_sys::FdwRoutine,
+    /// Rows the FDW did not insert ("do nothing"): not counted, as COPY does not count them.
+    pub not_inserted: u64,
     /// The slots' tuple descriptor (see `next_slot`).
     slot_desc: pg_sys::TupleDesc,
     /// `tuple::constant_flags` of the slots (all made alike).
@@ -64,16 +70,8 @@ impl Buffer {
         // SAFETY: as the function's contract: `rri` and its relation are open.
         unsafe {
             let rel = (*rri).ri_RelationDesc;
-            if (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_FOREIGN_TABLE {
-                crate::error::raise(
-                    pgrx::PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                    format!(
-                        "fastcopy.load does not support foreign partition \"{}\"",
-                        std::ffi::CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr())
-                            .to_string_lossy()
-                    ),
-                );
-            }
+            // (tuple routing began a foreign partition's insert, as for COPY)
+            let foreign = (*rri).ri_FdwRoutine;
             let trig = (*rri).ri_TrigDesc;
             let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
             let constr = (*(*rel).rd_att).constr;
@@ -84,20 +82,27 @@ impl Buffer {
                 slots: Vec::new(),
                 linenos: Vec::new(),
                 used: 0,
-                bistate: pg_sys::GetBulkInsertState(),
+                bistate: match foreign.is_null() {
+                    true => pg_sys::GetBulkInsertState(),
+                    false => std::ptr::null_mut(),
+                },
+                foreign,
+                not_inserted: 0,
                 slot_desc: std::ptr::null_mut(),
                 slot_flags: 0,
                 tuple_bytes: 0,
                 extender: Extender::new(rel, target.ti_options),
                 before_row,
-                single: before_row || target.single_rows,
+                single: before_row || target.single_rows || !foreign.is_null(),
                 // a transition table of the root collects the rows of every partition
                 after_row: !target.transition_capture.is_null()
                     || (!trig.is_null()
                         && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table)),
                 has_indexes: (*rri).ri_NumIndices > 0,
                 generated: !constr.is_null() && (*constr).has_generated_stored,
-                has_constraints: !constr.is_null()
+                // (COPY checks them in plain tables only)
+                has_constraints: foreign.is_null()
+                    && !constr.is_null()
                     && ((*constr).has_not_null || (*constr).num_check > 0),
                 partition_check: is_partition && (!routed || before_row),
                 map: if routed {
@@ -143,6 +148,11 @@ impl Buffer {
         // single-row mode COPY inserts the row it has just read, its text still shown.
         if !self.single {
             pos.hide_text();
+        }
+        if !self.foreign.is_null() {
+            // SAFETY: as the function's contract.
+            unsafe { self.flush_foreign(target) };
+            return;
         }
         // SAFETY: as the function's contract; the executor state is the target's.
         unsafe {
@@ -202,6 +212,46 @@ impl Buffer {
         self.tuple_bytes = 0;
     }
 
+    /// A foreign table's row (`single`: one at a time) to its FDW, then its AFTER ROW
+    /// triggers, as COPY's single-row mode.
+    ///
+    /// # Safety
+    /// As `flush`; the buffer is a foreign table's, its insert begun.
+    unsafe fn flush_foreign(&mut self, target: &Target) {
+        // SAFETY: as the function's contract; ExecForeignInsert is set (CheckValidResultRel
+        // checked it for the target, ExecInitPartitionInfo for a partition).
+        unsafe {
+            let insert = (*self.foreign)
+                .ExecForeignInsert
+                .expect("CheckValidResultRel checked the FDW inserts");
+            for i in 0..self.used {
+                let slot = self.slots[i];
+                let (estate, rri) = (target.estate, self.rri);
+                let done = pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| {
+                    insert(estate, rri, slot, std::ptr::null_mut())
+                });
+                if done.is_null() {
+                    self.not_inserted += 1;
+                } else {
+                    // AFTER ROW triggers may read tableoid
+                    (*done).tts_tableOid = (*self.rel).rd_id;
+                    if self.after_row {
+                        pg_sys::ExecARInsertTriggers(
+                            estate,
+                            rri,
+                            done,
+                            std::ptr::null_mut(),
+                            target.transition_capture,
+                        );
+                    }
+                }
+                tuple::clear(slot);
+            }
+        }
+        self.used = 0;
+        self.tuple_bytes = 0;
+    }
+
     /// Ends this relation's bulk insert; returns (pages extended, extend calls).
     ///
     /// # Safety
@@ -212,6 +262,10 @@ impl Buffer {
         unsafe {
             for slot in self.slots.drain(..) {
                 pg_sys::ExecDropSingleTupleTableSlot(slot);
+            }
+            if !self.foreign.is_null() {
+                // the FDW's insert ends with the target (or tuple routing)
+                return (0, 0);
             }
             self.extender.finish(self.rel, self.bistate);
             pg_sys::FreeBulkInsertState(self.bistate);
@@ -245,6 +299,9 @@ pub struct Batch {
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
     pub flushes: u64,
+    /// Rows a foreign table's FDW did not insert since the loader last asked
+    /// ([`take_not_inserted`](Self::take_not_inserted)).
+    not_inserted: u64,
     /// Extension counts of buffers already dropped.
     pub pages_extended: u64,
     pub extend_calls: u64,
@@ -268,6 +325,7 @@ impl Batch {
             tick: 0,
             arena: Arena::new(),
             flushes: 0,
+            not_inserted: 0,
             pages_extended: 0,
             extend_calls: 0,
         };
@@ -348,6 +406,7 @@ impl Batch {
         for buf in self.buffers.iter_mut().filter(|b| b.used > 0) {
             // SAFETY: the buffered rows were stored by `store.rs`.
             unsafe { buf.flush(&self.state, target, pos) };
+            self.not_inserted += std::mem::take(&mut buf.not_inserted);
         }
         // SAFETY: nothing refers to the batch memory now: every row is in the heap.
         unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
@@ -370,6 +429,12 @@ impl Batch {
             self.pages_extended += pages;
             self.extend_calls += calls;
         }
+    }
+
+    /// Rows counted when they were stored that the FDW then did not insert, since the last
+    /// call.
+    pub fn take_not_inserted(&mut self) -> u64 {
+        std::mem::take(&mut self.not_inserted)
     }
 
     /// Ends the load's bulk inserts (after the last flush).

@@ -117,6 +117,8 @@ impl<'a> Loader<'a> {
     /// The only place a batch is flushed.
     fn flush(&mut self) {
         self.batch.flush(self.target, self.pos);
+        // (a foreign table's FDW may decline a row: COPY does not count it)
+        self.stats.rows_loaded -= self.batch.take_not_inserted();
     }
 
     /// Loads the rows of `block` from `from` on, until the batch is full or the block ends;

@@ -86,6 +86,8 @@ pub struct Target {
     pub default_marker: bool,
     /// The data is in COPY's binary format (the columns have receive converters).
     pub binary: bool,
+    /// A foreign table: its FDW's BeginForeignInsert ran (EndForeignInsert at `close`).
+    pub foreign: bool,
 }
 
 /// Tuple routing into the partitions of a partitioned target (COPY's dummy ModifyTableState).
@@ -158,6 +160,11 @@ impl Target {
         // SAFETY: the executor state `open` built, used by nothing after this.
         unsafe {
             pg_sys::ExecASInsertTriggers(self.estate, self.rri, self.transition_capture);
+            if self.foreign
+                && let Some(end) = (*(*self.rri).ri_FdwRoutine).EndForeignInsert
+            {
+                pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| end(self.estate, self.rri));
+            }
             pg_sys::AfterTriggerEndQuery(self.estate);
             pg_sys::ExecResetTupleTable((*self.estate).es_tupleTable, false);
             if let Some(r) = &self.routing {
@@ -286,6 +293,10 @@ unsafe fn prepare<B>(
         let rri =
             PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
         pg_sys::ExecInitResultRelation(estate, rri, 1);
+        let foreign = relkind == pg_sys::RELKIND_FOREIGN_TABLE;
+        if foreign {
+            compat::check_valid_insert_target(rri);
+        }
         if !partitioned {
             pg_sys::ExecOpenIndices(rri, false);
         }
@@ -298,6 +309,18 @@ unsafe fn prepare<B>(
         let transition_capture =
             pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
         let routing = partitioned.then(|| routing(estate, rel, rri, transition_capture));
+        // a foreign table's FDW readies itself for the rows (its own ModifyTableState, as
+        // COPY's); rows go to it one at a time (COPY's single-row mode; 16+ COPY batches them
+        // when the server's batch_size is over 1, with the same rows as the result)
+        let fdw_state = foreign.then(|| {
+            let mtstate = modify_table_state(estate, rri, transition_capture);
+            let fdw = (*rri).ri_FdwRoutine;
+            if let Some(begin) = (*fdw).BeginForeignInsert {
+                pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| begin(mtstate, rri));
+            }
+            (*rri).ri_BatchSize = 1;
+            mtstate
+        });
         pg_sys::ExecBSInsertTriggers(estate, rri);
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
@@ -315,7 +338,8 @@ unsafe fn prepare<B>(
             columns,
             fillers,
             ti_options,
-            fast: !partitioned && !before_row && !generated && !instead_row,
+            fast: !partitioned && !before_row && !generated && !instead_row && !foreign,
+            foreign: fdw_state.is_some(),
             input_slot,
             routing,
             single_rows: defaults.volatile || qual.as_ref().is_some_and(|q| q.volatile),
@@ -427,6 +451,24 @@ unsafe fn routing(
     rri: *mut pg_sys::ResultRelInfo,
     transition_capture: *mut pg_sys::TransitionCaptureState,
 ) -> Routing {
+    // SAFETY: as the function's contract.
+    unsafe {
+        Routing {
+            mtstate: modify_table_state(estate, rri, transition_capture),
+            proute: compat::exec::ExecSetupPartitionTupleRouting(estate, rel),
+        }
+    }
+}
+
+/// COPY's dummy ModifyTableState (for tuple routing and FDWs): an INSERT into `rri`.
+///
+/// # Safety
+/// `estate` and `rri` as `prepare` made them.
+unsafe fn modify_table_state(
+    estate: *mut pg_sys::EState,
+    rri: *mut pg_sys::ResultRelInfo,
+    transition_capture: *mut pg_sys::TransitionCaptureState,
+) -> *mut pg_sys::ModifyTableState {
     // SAFETY: as the function's contract; the node is fresh and ours to fill.
     unsafe {
         let mtstate =
@@ -439,10 +481,7 @@ unsafe fn routing(
         (*mtstate).resultRelInfo = rri;
         (*mtstate).rootResultRelInfo = rri;
         (*mtstate).mt_transition_capture = transition_capture;
-        Routing {
-            mtstate,
-            proute: compat::exec::ExecSetupPartitionTupleRouting(estate, rel),
-        }
+        mtstate
     }
 }
 
@@ -453,11 +492,13 @@ fn wrong_object(relname: &str, what: &str) -> ! {
     )
 }
 
-/// CopyFrom's relation kinds: tables, partitioned tables and views with an INSTEAD OF INSERT
-/// row trigger are loaded, the rest refused.
+/// CopyFrom's relation kinds: tables, partitioned tables, foreign tables and views with an
+/// INSTEAD OF INSERT row trigger are loaded, the rest refused.
 fn check_relkind(relkind: u8, instead_row: bool, relname: &str) {
     match relkind {
-        pg_sys::RELKIND_RELATION | pg_sys::RELKIND_PARTITIONED_TABLE => {}
+        pg_sys::RELKIND_RELATION
+        | pg_sys::RELKIND_PARTITIONED_TABLE
+        | pg_sys::RELKIND_FOREIGN_TABLE => {}
         _ if instead_row => {}
         pg_sys::RELKIND_VIEW => raise_hint(
             PgSqlErrorCode::ERRCODE_WRONG_OBJECT_TYPE,
@@ -466,11 +507,6 @@ fn check_relkind(relkind: u8, instead_row: bool, relname: &str) {
         ),
         pg_sys::RELKIND_MATVIEW => wrong_object(relname, "materialized view"),
         pg_sys::RELKIND_SEQUENCE => wrong_object(relname, "sequence"),
-        pg_sys::RELKIND_FOREIGN_TABLE => raise_detail(
-            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-            format!("fastcopy.load does not support foreign table \"{relname}\""),
-            "Use COPY.",
-        ),
         _ => wrong_object(relname, "non-table relation"),
     }
 }
@@ -486,6 +522,16 @@ unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
             raise(
                 PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
                 "cannot perform COPY FREEZE on a partitioned table",
+            );
+        }
+        // (18; before it, a foreign table fails the subtransaction check below, unless it was
+        // created in this one: then its FDW gets the rows as usual)
+        if (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_FOREIGN_TABLE
+            && super::server_major() >= 18
+        {
+            raise(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                "cannot perform COPY FREEZE on a foreign table",
             );
         }
         // The catalog snapshot is not a prior snapshot of the caller's (as in CopyFrom).
