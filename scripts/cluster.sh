@@ -36,6 +36,7 @@ port = $port
 shared_buffers = '1GB'
 max_wal_size = '8GB'
 checkpoint_timeout = '30min'
+max_prepared_transactions = 4
 CONF
     fi
     if ! as_user "$bindir/pg_ctl" -D "$data" status >/dev/null 2>&1; then

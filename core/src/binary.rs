@@ -28,7 +28,10 @@
 //! - Any other count must be the number of input columns ("row field count is %d,
 //!   expected %d").
 //! - Per field: a length, -1 for NULL, otherwise at least 0 ("invalid field size"); the data
-//!   ending in a length or a value is "unexpected EOF in COPY data". These name the column
+//!   ending in a length or a value is "unexpected EOF in COPY data"; a length of
+//!   `MaxAllocSize` or more is 54000 "out of memory" (18: "string buffer exceeds maximum allowed
+//!   length (1073741823 bytes)"), with the same DETAIL, whatever
+//!   follows (the server makes room for the value before it reads it). These name the column
 //!   ([`InputError::field`]).
 //!
 //! The server reads and converts a tuple one field at a time, so a value that its receive
@@ -50,6 +53,9 @@ pub const SIGNATURE: &[u8; 11] = b"PGCOPY\n\xff\r\n\0";
 /// The flags bit that announced OIDs (no longer supported).
 const FLAG_OIDS: u32 = 1 << 16;
 
+/// `MaxAllocSize`: the server's field buffer (`attribute_buf`) cannot hold this many bytes.
+const MAX_ALLOC_SIZE: i32 = 0x3fff_ffff;
+
 /// Reads COPY binary data; see the module documentation.
 pub struct BinaryReader<R: Read> {
     input: Chunks<R>,
@@ -60,17 +66,21 @@ pub struct BinaryReader<R: Read> {
     tuple: u64,
     /// The data ended, or an error was returned.
     done: bool,
+    /// 15-18: the wording of one error changed in 18.
+    server_major: u32,
 }
 
 impl<R: Read> BinaryReader<R> {
-    /// A reader of tuples with `fields` fields, asking `chunk_bytes` of `src` at a time.
-    pub fn new(src: R, fields: usize, chunk_bytes: usize) -> Self {
+    /// A reader of tuples with `fields` fields, asking `chunk_bytes` of `src` at a time, with
+    /// the errors of PostgreSQL `server_major`.
+    pub fn new(src: R, fields: usize, chunk_bytes: usize, server_major: u32) -> Self {
         BinaryReader {
             input: Chunks::new(src, chunk_bytes, Verify::None),
             fields,
             header_read: false,
             tuple: 0,
             done: false,
+            server_major,
         }
     }
 
@@ -195,6 +205,14 @@ impl<R: Read> BinaryReader<R> {
             if len < 0 {
                 return Err(self.field_error(InputErrorKind::BinaryFieldSize, field, row));
             }
+            if len >= MAX_ALLOC_SIZE {
+                // the server cannot make room for it before it reads it
+                let e = InputErrorKind::BinaryFieldTooLong {
+                    len,
+                    limit_named: self.server_major >= 18,
+                };
+                return Err(self.field_error(e, field, row));
+            }
             let len = len as usize;
             if !self.need(at + len)? {
                 return Err(self.field_error(InputErrorKind::BinaryUnexpectedEof, field, row));
@@ -269,7 +287,7 @@ mod tests {
         fields: usize,
         chunk: usize,
     ) -> (Vec<Vec<Option<Vec<u8>>>>, Option<InputError>) {
-        let mut r = BinaryReader::new(data, fields, chunk);
+        let mut r = BinaryReader::new(data, fields, chunk, 18);
         let mut row = Row::new();
         let mut out = Vec::new();
         loop {
@@ -440,6 +458,23 @@ mod tests {
             e.sqlstate(),
             crate::sqlstate::SqlState::BAD_COPY_FILE_FORMAT
         );
+        // a length the server cannot allocate, not an EOF
+        let mut b = 2i16.to_be_bytes().to_vec();
+        b.extend_from_slice(&0x3fff_ffffi32.to_be_bytes());
+        let e = case(&b);
+        assert_eq!(
+            e.message(),
+            "string buffer exceeds maximum allowed length (1073741823 bytes)"
+        );
+        assert_eq!(
+            e.detail().as_deref(),
+            Some("Cannot enlarge string buffer containing 0 bytes by 1073741823 more bytes.")
+        );
+        assert_eq!(
+            e.sqlstate(),
+            crate::sqlstate::SqlState::PROGRAM_LIMIT_EXCEEDED
+        );
+        assert_eq!(e.field, Some(0));
     }
 
     #[test]

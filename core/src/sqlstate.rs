@@ -21,6 +21,8 @@ impl SqlState {
     pub const INSUFFICIENT_PRIVILEGE: SqlState = SqlState(*b"42501");
     /// 42809 `wrong_object_type` (ENOTDIR, EISDIR, ENOTEMPTY).
     pub const WRONG_OBJECT_TYPE: SqlState = SqlState(*b"42809");
+    /// 54000 `program_limit_exceeded` (a binary field longer than the server can allocate).
+    pub const PROGRAM_LIMIT_EXCEEDED: SqlState = SqlState(*b"54000");
     /// 53000 `insufficient_resources` (ENFILE, EMFILE).
     pub const INSUFFICIENT_RESOURCES: SqlState = SqlState(*b"53000");
     /// 53100 `disk_full` (ENOSPC).

@@ -31,7 +31,7 @@ fn read_all(
     chunk: usize,
     step: usize,
 ) -> (Vec<Tuple>, Option<(String, u64, Option<usize>)>) {
-    let mut rd = BinaryReader::new(Trickle { data, step }, fields, chunk);
+    let mut rd = BinaryReader::new(Trickle { data, step }, fields, chunk, 18);
     let mut row = Row::new();
     let mut out = Vec::new();
     loop {

@@ -32,7 +32,7 @@ impl Read for Trickle<'_> {
 type Tuple = Vec<Option<Vec<u8>>>;
 
 fn read_all(data: &[u8], fields: usize, chunk: usize, step: usize) -> (Vec<Tuple>, Option<String>) {
-    let mut rd = BinaryReader::new(Trickle { data, step }, fields, chunk);
+    let mut rd = BinaryReader::new(Trickle { data, step }, fields, chunk, 18);
     let mut row = Row::new();
     let mut out = Vec::new();
     let mut used = 0usize;

@@ -222,7 +222,8 @@ where
             }
         }
         Format::Binary => {
-            let decoder = BinaryReader::new(input.read, target.columns.len(), READ_CHUNK);
+            let decoder =
+                BinaryReader::new(input.read, target.columns.len(), READ_CHUNK, server_major());
             if threaded {
                 Blocks::spawn(scope, decoder, None, input.pump)
             } else {

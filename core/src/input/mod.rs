@@ -484,6 +484,8 @@ pub enum InputErrorKind {
     BinaryFieldCount { got: i32, expected: usize },
     /// Binary: a field length below -1.
     BinaryFieldSize,
+    /// Binary: a field length of `MaxAllocSize` or more (`limit_named`: 18's wording).
+    BinaryFieldTooLong { len: i32, limit_named: bool },
     /// Binary: the data ends inside a tuple.
     BinaryUnexpectedEof,
     /// Binary: data after the trailer.
@@ -551,6 +553,7 @@ impl InputError {
                 None => io_sqlstate(e),
             },
             InputErrorKind::InvalidEncoding { .. } => SqlState::CHARACTER_NOT_IN_REPERTOIRE,
+            InputErrorKind::BinaryFieldTooLong { .. } => SqlState::PROGRAM_LIMIT_EXCEEDED,
             _ => SqlState::BAD_COPY_FILE_FORMAT,
         }
     }
@@ -626,6 +629,10 @@ impl InputError {
                 format!("row field count is {got}, expected {expected}")
             }
             InputErrorKind::BinaryFieldSize => "invalid field size".into(),
+            InputErrorKind::BinaryFieldTooLong { limit_named, .. } => match limit_named {
+                true => "string buffer exceeds maximum allowed length (1073741823 bytes)".into(),
+                false => "out of memory".into(),
+            },
             InputErrorKind::BinaryUnexpectedEof => "unexpected EOF in COPY data".into(),
             InputErrorKind::BinaryDataAfterTrailer => "received copy data after EOF marker".into(),
         }
@@ -637,6 +644,9 @@ impl InputError {
             InputErrorKind::HeaderUnexpectedDefault { column } => Some(format!(
                 "Column \"{}\" has no default value.",
                 String::from_utf8_lossy(column)
+            )),
+            InputErrorKind::BinaryFieldTooLong { len, .. } => Some(format!(
+                "Cannot enlarge string buffer containing 0 bytes by {len} more bytes."
             )),
             _ => None,
         }
