@@ -4,21 +4,10 @@
 
 use fastcopy_core::input::{Field, Format, Options, Row, RowReader};
 use proptest::prelude::*;
-use std::io::Read;
 
-/// A source returning at most `step` bytes per read.
-struct Trickle<'a> {
-    data: &'a [u8],
-    step: usize,
-}
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.data.len().min(buf.len()).min(self.step);
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
+#[path = "common/trickle.rs"]
+mod trickle;
+use trickle::Trickle;
 
 type Val = Option<Vec<u8>>;
 /// (line number, raw length, fields with their quoted flags)

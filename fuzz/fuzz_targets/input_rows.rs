@@ -8,22 +8,10 @@
 
 use fastcopy_core::input::{Field, HeaderMatch, Options, Row, RowReader};
 use libfuzzer_sys::fuzz_target;
-use std::io::Read;
 
-/// A source returning at most `step` bytes per read.
-struct Trickle<'a> {
-    data: &'a [u8],
-    step: usize,
-}
-
-impl Read for Trickle<'_> {
-    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.data.len().min(buf.len()).min(self.step);
-        buf[..n].copy_from_slice(&self.data[..n]);
-        self.data = &self.data[n..];
-        Ok(n)
-    }
-}
+#[path = "../../core/tests/common/trickle.rs"]
+mod trickle;
+use trickle::Trickle;
 
 fn options(sel: u8) -> Options {
     let mut o = match sel % 8 {
