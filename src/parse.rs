@@ -14,6 +14,20 @@ pub const SERVER_GRAMMAR: Grammar = Grammar::Pg16;
 /// Raise the server's error for `input` that did not convert to `type_name`
 /// ("smallint", "integer" or "bigint"): 22P02 or 22003 with the original input.
 pub fn raise_int_error(err: IntError, input: &[u8], type_name: &str) -> ! {
+    // The server's own parser raises the server's own error: the message shows the input's
+    // bytes as they are, in any database encoding (a Rust message could not hold them).
+    if let Ok(c) = std::ffi::CString::new(input) {
+        // SAFETY: a NUL-terminated copy of the input; these raise their ERROR for the input
+        // fastcopy's parser refused (its grammar is the server's).
+        unsafe {
+            match type_name {
+                "smallint" => drop(pgrx::pg_sys::pg_strtoint16(c.as_ptr())),
+                "integer" => drop(pgrx::pg_sys::pg_strtoint32(c.as_ptr())),
+                _ => drop(pgrx::pg_sys::pg_strtoint64(c.as_ptr())),
+            }
+        }
+    }
+    // Only if the server took what fastcopy refused (a bug in fastcopy's parser).
     let shown = String::from_utf8_lossy(input);
     match err {
         IntError::InvalidSyntax => raise(

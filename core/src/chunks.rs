@@ -37,6 +37,9 @@ pub enum Verify {
     /// No NUL byte: what `pg_verify_mbstr` checks in SQL_ASCII and the single-byte encodings
     /// (LATIN1 and the rest), where every other byte is a character.
     NulFree,
+    /// Valid characters of a multibyte server encoding other than UTF-8 (EUC_*,
+    /// MULE_INTERNAL), without NUL bytes.
+    Mb(crate::mb::MbEncoding),
     /// Nothing: the format checks what needs checking itself, or the bytes were checked
     /// (converted by the server) before they came.
     None,
@@ -172,7 +175,16 @@ impl<R: Read> Chunks<R> {
                     None => self.verified = self.filled,
                 }
             }
-            Verify::Utf8 | Verify::NulFree => {}
+            Verify::Mb(enc) if !self.bad => {
+                self.verified += enc.verify(&self.buf[self.verified..self.filled]);
+                // as CopyConvertBuf: invalid once the input ended, or once a whole character
+                // could have been verified
+                let rest = self.filled - self.verified;
+                if rest > 0 && (self.eof || rest >= enc.max_length()) {
+                    self.bad = true;
+                }
+            }
+            Verify::Utf8 | Verify::NulFree | Verify::Mb(_) => {}
         }
         Ok(())
     }
@@ -185,7 +197,10 @@ impl<R: Read> Chunks<R> {
         while self.filled - self.verified < 4 && !self.eof {
             self.fill()?;
         }
-        Ok(invalid_bytes(&self.buf[self.verified..self.filled]))
+        Ok(invalid_bytes_in(
+            self.verify,
+            &self.buf[self.verified..self.filled],
+        ))
     }
 }
 
@@ -229,6 +244,16 @@ pub fn is_utf8_text(s: &[u8]) -> bool {
 pub(crate) fn invalid_bytes(s: &[u8]) -> Vec<u8> {
     let n = utf8_mblen(s[0]).min(s.len()).min(8);
     s[..n].to_vec()
+}
+
+/// The bytes `report_invalid_encoding` prints for an invalid sequence at `s[0]`, checked as
+/// `verify` says: as many as the encoding's `mblen` of its first byte, at most what is left
+/// and 8.
+pub(crate) fn invalid_bytes_in(verify: Verify, s: &[u8]) -> Vec<u8> {
+    match verify {
+        Verify::Mb(enc) => s[..enc.mblen(s[0]).min(s.len()).min(8)].to_vec(),
+        _ => invalid_bytes(s),
+    }
 }
 
 #[cfg(test)]
@@ -354,6 +379,48 @@ mod tests {
         assert_eq!(c.data(), b"x");
         let e = c.fill().unwrap_err();
         assert_eq!(e.raw_os_error(), Some(5));
+    }
+
+    #[test]
+    fn multibyte_characters_wait_for_their_last_byte() {
+        use crate::mb::MbEncoding;
+        // 日本 in EUC_JP, read a byte at a time: a character becomes data once it is whole
+        let input = b"a\xc6\xfc\xcb\xdc";
+        let mut c = Chunks::new(
+            Trickle {
+                data: input,
+                step: 1,
+            },
+            1,
+            Verify::Mb(MbEncoding::EucJp),
+        );
+        let mut seen = Vec::new();
+        while !c.at_eof() {
+            c.fill().unwrap();
+            seen.push(c.data().len());
+        }
+        assert_eq!(seen, vec![1, 1, 3, 3, 5, 5]);
+        assert!(!c.bad());
+        // an invalid second byte: bad once a whole character could have been read
+        let mut c = Chunks::new(
+            Trickle {
+                data: b"a\xc6\x41xyz",
+                step: 1,
+            },
+            1,
+            Verify::Mb(MbEncoding::EucJp),
+        );
+        while !c.bad() {
+            c.fill().unwrap();
+        }
+        assert_eq!(c.data(), b"a");
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0xc6, 0x41]);
+        // cut short by the end of the input
+        let mut c = Chunks::new(&b"ab\x8f\xb0"[..], 64, Verify::Mb(MbEncoding::EucJp));
+        c.fill().unwrap();
+        c.fill().unwrap();
+        assert!(c.bad());
+        assert_eq!(c.invalid_bytes().unwrap(), vec![0x8f, 0xb0]);
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //! - [`binary`]: the COPY binary format's decoder.
 //! - [`chunks`]: the chunked, verified input buffer every format reads from.
 //! - [`input`]: the COPY text-format and CSV row splitters.
+//! - [`mb`]: the checks of the multibyte server encodings other than UTF-8 (EUC_*, MULE).
 //! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
 //! - [`stream`]: a bounded byte stream from the backend thread to the reader thread.
 //! - [`sqlstate`]: the SQLSTATEs of the errors computed here, as a typed value.
@@ -18,6 +19,7 @@ pub mod chunks;
 pub mod decode;
 pub mod input;
 pub mod int;
+pub mod mb;
 pub mod pipeline;
 pub mod sqlstate;
 pub mod stream;

@@ -5,9 +5,9 @@
 # files large enough that the conversion's reads split characters. Each input is loaded by
 # COPY and by fastcopy (the ENCODING option: fastcopy.load / load_data(bytea) with `encoding`;
 # client_encoding: SET, then COPY / fastcopy.load; COPY FROM STDIN through the hook): the
-# same table, or the same SQLSTATE, message and CONTEXT line. A database in EUC_JP, and SJIS
-# input into a SQL_ASCII database, are refused by fastcopy (0A000) and handed to the server
-# by the hook.
+# same table, or the same SQLSTATE, message and CONTEXT line. Databases in EUC_JP, EUC_KR and
+# MULE_INTERNAL too; SJIS input into a SQL_ASCII database is refused by fastcopy (0A000) and
+# handed to the server by the hook.
 #   pgrx-tests/sessions/encoding_sessions.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -47,10 +47,18 @@ w("big_eucjp.txt", big("日本語ソ", 60000).encode("euc_jp"))
 w("big_sjis.txt", big("日本語ソ", 60000).encode("shift_jis"))
 w("big_utf8_latin.txt", big("éüÀ", 80000).encode("utf-8"))
 w("big_latin1.txt", big("éüÀ", 80000).encode("latin-1"))
+# values an int column refuses, shown by the error and its CONTEXT as they are in the database
+# encoding; one longer than the 100 bytes a CONTEXT shows, cut at a character boundary
+w("badint_latin1.txt", "1\tok\né1\tx\n".encode("latin-1"))
+w("badint_eucjp.txt", "1\tok\n日本\tx\n".encode("euc_jp"))
+w("long_eucjp.txt", ("1\tok\n" + "日" * 51 + "\tx\n").encode("euc_jp"))
+w("long_text_eucjp.txt", ("1\t" + "語" * 70 + "\textra\n").encode("euc_jp"))
+w("korean.txt", "1\t한국어\n2\t\\N\n".encode("utf-8"))
+w("bad_euckr.txt", b"1\tok\n2\t\xb0\x41\n")
 PY
 chmod 644 "$dir"/*
 
-for db in enc_utf8:UTF8 enc_latin1:LATIN1 enc_sqlascii:SQL_ASCII enc_eucjp:EUC_JP; do
+for db in enc_utf8:UTF8 enc_latin1:LATIN1 enc_sqlascii:SQL_ASCII enc_eucjp:EUC_JP enc_euckr:EUC_KR enc_mule:MULE_INTERNAL; do
   psql -c "DROP DATABASE IF EXISTS ${db%%:*}" >/dev/null 2>&1
   psql -c "CREATE DATABASE ${db%%:*} TEMPLATE template0 ENCODING '${db##*:}' LC_COLLATE 'C' LC_CTYPE 'C'" >/dev/null \
     || { echo "FAIL creating database ${db%%:*}"; exit 1; }
@@ -100,8 +108,21 @@ for x in utf8.txt:UTF8 latin1.txt:LATIN1 win1252.txt:WIN1252 sjis.txt:SJIS eucjp
 done
 for x in latin1.txt:LATIN1 utf8.txt:UTF8 utf8_latin.txt:UTF8 win1252.txt:WIN1252 win1252_latin.txt:WIN1252 \
          bad_utf8.txt:UTF8 nul.txt:LATIN1 escape_e9.txt:LATIN1 escape_e9.txt:UTF8 escape_nul.txt:LATIN1 \
-         big_utf8_latin.txt:UTF8 big_latin1.txt:LATIN1 eucjp.txt:EUC_JP; do
+         big_utf8_latin.txt:UTF8 big_latin1.txt:LATIN1 eucjp.txt:EUC_JP badint_latin1.txt:LATIN1; do
   case_ enc_latin1 "${x%%:*}" "${x##*:}"
+done
+# multibyte databases other than UTF8: EUC_JP (read as it is, or converted into it), EUC_KR,
+# MULE_INTERNAL
+for x in eucjp.txt:EUC_JP utf8.txt:UTF8 sjis.txt:SJIS bad_eucjp.txt:EUC_JP big_eucjp.txt:EUC_JP \
+         big_sjis.txt:SJIS nul.txt:EUC_JP escape_e9.txt:EUC_JP escape_nul.txt:EUC_JP latin1.txt:LATIN1 \
+         badint_eucjp.txt:EUC_JP long_eucjp.txt:EUC_JP long_text_eucjp.txt:EUC_JP bad_utf8.txt:UTF8; do
+  case_ enc_eucjp "${x%%:*}" "${x##*:}"
+done
+for x in korean.txt:UTF8 bad_euckr.txt:EUC_KR utf8.txt:UTF8; do
+  case_ enc_euckr "${x%%:*}" "${x##*:}"
+done
+for x in latin1.txt:LATIN1 eucjp.txt:EUC_JP bad_eucjp.txt:EUC_JP; do
+  case_ enc_mule "${x%%:*}" "${x##*:}"
 done
 for x in utf8.txt:UTF8 bad_utf8.txt:UTF8 latin1.txt:LATIN1 latin1.txt:SQL_ASCII nul.txt:SQL_ASCII \
          nul.txt:LATIN1 escape_e9.txt:UTF8 escape_nul.txt:SQL_ASCII utf8.txt:SQL_ASCII; do
@@ -115,8 +136,6 @@ refused() {  # DB FILE ENCODING
   check "$1 <- $2 in $3: fastcopy refuses ($f), the hook hands it over (on = off: $so)" \
     '[[ "$f" == "0A000: fastcopy does not support"* ]] && [ "$sr" = "$so" ] && [[ "$so" == ok* ]]'
 }
-refused enc_eucjp eucjp.txt EUC_JP
-refused enc_eucjp utf8.txt UTF8
 refused enc_sqlascii sjis.txt SJIS
 r=$(result enc_utf8 -c "SELECT fastcopy.load_data('t', 'x', encoding => 'LATIN1')")
 check "load_data of text with an encoding is refused (text is in the database encoding): $r" \
@@ -133,6 +152,6 @@ if [ "$m" = 18 ] || [ "${FASTCOPY_ENCODING_CORPUS:-}" = all ]; then
     | sed 's/hook corpus through psql STDIN/hook corpus through psql STDIN into a LATIN1 database/' || fail=1
 fi
 
-for db in enc_utf8 enc_latin1 enc_sqlascii enc_eucjp; do psql -c "DROP DATABASE $db" >/dev/null; done
+for db in enc_utf8 enc_latin1 enc_sqlascii enc_eucjp enc_euckr enc_mule; do psql -c "DROP DATABASE $db" >/dev/null; done
 rm -rf "$dir"
 exit $fail

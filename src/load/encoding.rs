@@ -88,7 +88,18 @@ fn check_of(encoding: c_int) -> Option<Encoding> {
     if unsafe { pg_sys::pg_encoding_max_length(encoding) } == 1 {
         return Some(Encoding::nul_free(&name));
     }
-    None
+    use fastcopy_core::mb::MbEncoding;
+    use pg_sys::pg_enc::*;
+    let mb = match encoding as u32 {
+        PG_EUC_JP | PG_EUC_JIS_2004 => MbEncoding::EucJp,
+        PG_EUC_CN => MbEncoding::EucCn,
+        PG_EUC_KR => MbEncoding::EucKr,
+        PG_EUC_TW => MbEncoding::EucTw,
+        PG_MULE_INTERNAL => MbEncoding::MuleInternal,
+        // the client-only encodings (SJIS, BIG5, GBK, ...), whose second bytes may be ASCII
+        _ => return None,
+    };
+    Some(Encoding::multibyte(&name, mb))
 }
 
 /// The plan for a load whose ENCODING option is `option` (an id), where `BeginCopyFrom` looks

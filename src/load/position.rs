@@ -81,7 +81,7 @@ impl Position {
     /// column and value, with the context naming only the relation.
     pub fn notice_skipped_row(&self) {
         let line = self.line.get();
-        let column = shown(self.attname.get());
+        let column = String::from_utf8_lossy(&shown(self.attname.get())).into_owned();
         let msg = if self.value_is_null.get() || self.value.get().is_null() {
             format!(
                 "skipping row due to data type incompatibility at line {line} for column \"{column}\": null input"
@@ -89,7 +89,7 @@ impl Position {
         } else {
             format!(
                 "skipping row due to data type incompatibility at line {line} for column \"{column}\": \"{}\"",
-                shown(self.value.get())
+                String::from_utf8_lossy(&shown(self.value.get()))
             )
         };
         self.relation_only.set(true);
@@ -165,49 +165,50 @@ impl Position {
         self.clear_value();
     }
 
-    /// The CONTEXT line, in COPY's shape (`None`: none).
-    fn describe(&self) -> Option<String> {
-        let verb = self.verb.to_string_lossy();
-        let rel = shown(self.relname);
-        let line = self.line.get();
-        let attname = self.attname.get();
-        Some(if self.silent.get() {
+    /// The CONTEXT line, in COPY's shape (`None`: none), as bytes in the database encoding
+    /// (names and data are shown as they are, as COPY shows them).
+    fn describe(&self) -> Option<Vec<u8>> {
+        if self.silent.get() {
             return None;
-        } else if self.relation_only.get() {
-            format!("{verb} {rel}")
-        } else if self.binary {
-            match attname.is_null() {
-                true => format!("{verb} {rel}, line {line}"),
-                false => format!("{verb} {rel}, line {line}, column {}", shown(attname)),
-            }
-        } else if attname.is_null() {
+        }
+        let mut out = self.verb.to_bytes().to_vec();
+        out.push(b' ');
+        out.extend(shown(self.relname));
+        if self.relation_only.get() {
+            return Some(out);
+        }
+        out.extend(format!(", line {}", self.line.get()).bytes());
+        let attname = self.attname.get();
+        if attname.is_null() {
             // SAFETY: the row or bytes are alive while the position points to them (at_row,
             // at_line_text).
             let text = unsafe {
                 match self.text.get() {
+                    _ if self.binary => None,
                     LineText::None => None,
                     LineText::Row(row) => Some((*row).raw_line().into_owned()),
                     LineText::Bytes(p, n) => Some(std::slice::from_raw_parts(p, n).to_vec()),
                 }
             };
-            match text {
-                Some(t) => format!("{verb} {rel}, line {line}: \"{}\"", limited(&t)),
-                None => format!("{verb} {rel}, line {line}"),
+            if let Some(t) = text {
+                out.extend(b": \"");
+                out.extend(limited(&t));
+                out.push(b'"');
             }
+            return Some(out);
+        }
+        out.extend(b", column ");
+        out.extend(shown(attname));
+        if self.binary {
+            // COPY "can't usefully display the data"
         } else if self.value_is_null.get() {
-            format!(
-                "{verb} {rel}, line {line}, column {}: null input",
-                shown(attname)
-            )
-        } else if self.value.get().is_null() {
-            format!("{verb} {rel}, line {line}, column {}", shown(attname))
-        } else {
-            format!(
-                "{verb} {rel}, line {line}, column {}: \"{}\"",
-                shown(attname),
-                shown(self.value.get())
-            )
-        })
+            out.extend(b": null input");
+        } else if !self.value.get().is_null() {
+            out.extend(b": \"");
+            out.extend(shown(self.value.get()));
+            out.push(b'"');
+        }
+        Some(out)
     }
 }
 
@@ -256,7 +257,7 @@ impl Drop for ContextGuard<'_> {
                 let Some(msg) = pos.describe() else {
                     return;
                 };
-                let msg = std::ffi::CString::new(msg.replace('\0', "")).unwrap();
+                let msg = c_string(msg);
                 let cx = pg_sys::CurTransactionContext;
                 let copy = pg_sys::MemoryContextStrdup(cx, msg.as_ptr());
                 let cb =
@@ -271,27 +272,39 @@ impl Drop for ContextGuard<'_> {
     }
 }
 
-fn shown(p: *const c_char) -> String {
+fn shown(p: *const c_char) -> Vec<u8> {
     if p.is_null() {
-        return String::new();
+        return Vec::new();
     }
     // SAFETY: every pointer the position holds is a NUL-terminated string that is alive while
     // it is set (see the module docs).
     limited(unsafe { CStr::from_ptr(p) }.to_bytes())
 }
 
-/// At most `MAX_DISPLAY` bytes, cut at a character boundary, "..." after a cut (COPY's
-/// `CopyLimitPrintoutLength`).
-fn limited(bytes: &[u8]) -> String {
-    let s = String::from_utf8_lossy(bytes);
-    if s.len() <= MAX_DISPLAY {
-        return s.into_owned();
+/// At most `MAX_DISPLAY` bytes, cut at a character boundary of the database encoding, "..."
+/// after a cut (COPY's `CopyLimitPrintoutLength`, with `pg_mbcliplen`).
+fn limited(bytes: &[u8]) -> Vec<u8> {
+    if bytes.len() <= MAX_DISPLAY {
+        return bytes.to_vec();
     }
-    let mut end = MAX_DISPLAY;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}...", &s[..end])
+    // SAFETY: backend thread (the error context callback, or the load's own frames); reads
+    // at most `len` bytes of the slice.
+    let n = unsafe {
+        pg_sys::pg_mbcliplen(
+            bytes.as_ptr() as *const c_char,
+            bytes.len() as i32,
+            MAX_DISPLAY as i32,
+        )
+    };
+    let mut v = bytes[..(n.max(0) as usize).min(bytes.len())].to_vec();
+    v.extend(b"...");
+    v
+}
+
+/// The bytes as a C string (a NUL in them, which names and values never hold, dropped).
+fn c_string(mut bytes: Vec<u8>) -> std::ffi::CString {
+    bytes.retain(|&b| b != 0);
+    std::ffi::CString::new(bytes).expect("no NUL left")
 }
 
 /// # Safety
@@ -312,7 +325,7 @@ unsafe extern "C-unwind" fn error_context(arg: *mut c_void) {
     let Some(msg) = pos.describe() else {
         return;
     };
-    let msg = std::ffi::CString::new(msg.replace('\0', "")).unwrap();
+    let msg = c_string(msg);
     // SAFETY: called by errfinish.
     unsafe { add_context(msg.as_ptr()) }
 }

@@ -91,7 +91,7 @@ mod csv;
 mod fast;
 mod text;
 
-use crate::chunks::{Chunks, Verify, invalid_bytes, verify_utf8};
+use crate::chunks::{Chunks, Verify, verify_utf8};
 use crate::sqlstate::SqlState;
 use std::borrow::Cow;
 use std::fmt;
@@ -184,7 +184,7 @@ impl Options {
 pub struct Encoding {
     /// The server's name of it (`pg_encoding_to_char`), as errors print it.
     pub name: String,
-    /// [`Verify::Utf8`] or [`Verify::NulFree`].
+    /// [`Verify::Utf8`], [`Verify::NulFree`] or [`Verify::Mb`].
     pub check: Verify,
 }
 
@@ -193,6 +193,14 @@ impl Encoding {
         Encoding {
             name: "UTF8".into(),
             check: Verify::Utf8,
+        }
+    }
+
+    /// A multibyte server encoding other than UTF-8 (EUC_*, MULE_INTERNAL).
+    pub fn multibyte(name: &str, enc: crate::mb::MbEncoding) -> Encoding {
+        Encoding {
+            name: name.into(),
+            check: Verify::Mb(enc),
         }
     }
 
@@ -208,6 +216,7 @@ impl Encoding {
     fn verify_field(&self, s: &[u8]) -> Result<(), InputErrorKind> {
         let ok = match self.check {
             Verify::NulFree => memchr::memchr(0, s).unwrap_or(s.len()),
+            Verify::Mb(enc) => enc.verify(s),
             _ => verify_utf8(s).0,
         };
         if ok == s.len() {
@@ -215,7 +224,7 @@ impl Encoding {
         }
         Err(InputErrorKind::InvalidEncoding {
             encoding: self.name.clone(),
-            bytes: invalid_bytes(&s[ok..]),
+            bytes: crate::chunks::invalid_bytes_in(self.check, &s[ok..]),
         })
     }
 }
