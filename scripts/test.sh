@@ -43,8 +43,8 @@ sessions() {
     [ -f "$t" ] || continue
     name="pg$m $(basename "$t" .sh)"; t0=$(date +%s)
     echo "=== $name: bash $t $m"
-    if bash "$t" "$m"; then echo "$name ok ($(( $(date +%s) - t0 ))s)"
-    else echo "$name FAILED"; fi >>"$FASTCOPY_RUN/sessions-$m.res"
+    if bash "$t" "$m"; then r="$name ok ($(( $(date +%s) - t0 ))s)"; else r="$name FAILED"; fi
+    echo "$r" >>"$FASTCOPY_RUN/sessions-$m.res"
   done >"$FASTCOPY_RUN/sessions-$m.log" 2>&1
 }
 # collect: waits for the sessions running in the background, prints their output and results
