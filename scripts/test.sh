@@ -23,10 +23,6 @@ scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
 step core cargo test -p fastcopy-core
 # the load corpus' manifest parses and lists exactly its data files
 step corpus python3 pgrx-tests/corpus/load/check_cases.py
-# the fuzz targets build against the core's current API (running them: make fuzz)
-step fuzz-build bash -c 'cd fuzz && cargo check -q'
-# every unsafe block says why it holds (denied in src/lib.rs)
-step clippy cargo clippy -q -p fastcopy --no-default-features --features pg17 -- -D clippy::undocumented_unsafe_blocks
 
 runas=()
 if [ "$(id -u)" -eq 0 ]; then
@@ -69,6 +65,10 @@ for m in $majors; do
   sessions "$m" &
   sessions_pid=$! pending=$m
 done
+# while the last major's sessions run: the fuzz targets build against the core's current API
+# (running them: make fuzz), and every unsafe block says why it holds (denied in src/lib.rs)
+step fuzz-build bash -c 'cd fuzz && cargo check -q'
+step clippy cargo clippy -q -p fastcopy --no-default-features --features pg17 -- -D clippy::undocumented_unsafe_blocks
 collect
 
 elapsed=$(( $(date +%s) - start ))
