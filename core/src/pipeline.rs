@@ -31,15 +31,26 @@ pub enum IntWidth {
 pub struct IntPlan {
     pub fields: Vec<Option<IntWidth>>,
     pub grammar: Grammar,
+    /// The fields are binary COPY values (big-endian, exactly the width's bytes), not text.
+    pub binary: bool,
 }
 
 impl IntPlan {
     /// A plan that converts nothing is no plan.
     pub fn new(fields: Vec<Option<IntWidth>>, grammar: Grammar) -> Option<IntPlan> {
-        fields
-            .iter()
-            .any(Option::is_some)
-            .then_some(IntPlan { fields, grammar })
+        fields.iter().any(Option::is_some).then_some(IntPlan {
+            fields,
+            grammar,
+            binary: false,
+        })
+    }
+
+    /// The same for binary values: a field of the width's size is the integer it encodes
+    /// (what `int2recv`/`int4recv`/`int8recv` return); any other is left to the backend.
+    pub fn binary(fields: Vec<Option<IntWidth>>) -> Option<IntPlan> {
+        let mut plan = IntPlan::new(fields, Grammar::Pg16)?;
+        plan.binary = true;
+        Some(plan)
     }
 }
 
@@ -141,6 +152,9 @@ impl RowBlock {
 
 #[inline]
 fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
+    if plan.binary {
+        return convert_binary_ints(row, plan, out);
+    }
     for (f, (width, slot)) in plan.fields.iter().zip(out.iter_mut()).enumerate() {
         *slot = match (width, f < row.len()) {
             (Some(w), true) => row.value_in(f).and_then(|(b, n)| match w {
@@ -148,6 +162,27 @@ fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
                 IntWidth::I64 => int::parse_i64_in(b, n, plan.grammar).ok(),
                 IntWidth::I16 => int::parse_i16_in(b, n, plan.grammar).ok().map(i64::from),
             }),
+            _ => None,
+        };
+    }
+}
+
+#[inline]
+fn convert_binary_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
+    for (f, (width, slot)) in plan.fields.iter().zip(out.iter_mut()).enumerate() {
+        let value = match width {
+            Some(_) if f < row.len() => row.value_in(f),
+            _ => None,
+        };
+        *slot = match (width, value) {
+            (Some(w), Some((b, n))) => match (w, n) {
+                (IntWidth::I16, 2) => Some(i16::from_be_bytes([b[0], b[1]]) as i64),
+                (IntWidth::I32, 4) => Some(i32::from_be_bytes([b[0], b[1], b[2], b[3]]) as i64),
+                (IntWidth::I64, 8) => Some(i64::from_be_bytes([
+                    b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7],
+                ])),
+                _ => None,
+            },
             _ => None,
         };
     }
@@ -252,6 +287,33 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn binary_int_plan_takes_exact_widths_only() {
+        use crate::binary::{BinaryReader, write};
+        let mut data = Vec::new();
+        write::header(&mut data, 0, b"");
+        let (a, b, c) = (
+            (-5i16).to_be_bytes(),
+            i32::MIN.to_be_bytes(),
+            (-1i64).to_be_bytes(),
+        );
+        write::tuple(&mut data, &[Some(&a), Some(&b), Some(&c)]);
+        // a 4-byte int8 and a NULL: left to the backend (its receive function decides)
+        write::tuple(&mut data, &[Some(&a), None, Some(&b)]);
+        write::trailer(&mut data);
+        let plan = IntPlan::binary(vec![
+            Some(IntWidth::I16),
+            Some(IntWidth::I32),
+            Some(IntWidth::I64),
+        ]);
+        let mut reader = BinaryReader::new(&data[..], 3, 7, 18);
+        let mut block = RowBlock::new(8);
+        block.fill(&mut reader, 1 << 20, plan.as_ref());
+        assert_eq!(block.ints(0), &[Some(-5), Some(i32::MIN as i64), Some(-1)]);
+        assert_eq!(block.ints(1), &[Some(-5), None, None]);
+        assert!(IntPlan::binary(vec![None]).is_none());
     }
 
     #[test]

@@ -66,6 +66,17 @@ impl Converter {
 /// The int fields the reader thread converts (`None` when there are none): not those whose
 /// raw field FORCE_(NOT_)NULL must see first.
 pub fn int_plan(target: &Target) -> Option<IntPlan> {
+    if target.binary {
+        let fields = target
+            .columns
+            .iter()
+            .map(|c| match &c.conv {
+                Converter::Receive(r) => r.int_width(),
+                _ => None,
+            })
+            .collect();
+        return IntPlan::binary(fields);
+    }
     let fields = target
         .columns
         .iter()

@@ -90,6 +90,7 @@ impl<'a> Loader<'a> {
                     receive::convert_row(
                         self.target,
                         partial,
+                        &[],
                         partial.len(),
                         datums,
                         nulls,
@@ -186,7 +187,7 @@ impl<'a> Loader<'a> {
         let row = &block.rows()[r];
         let Values { datums, nulls } = &mut self.values;
         if target.binary {
-            receive::convert_row(target, row, row.len(), datums, nulls, pos);
+            receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);
         } else if !convert::convert_row(
             target,
             row,

@@ -225,9 +225,9 @@ where
             let decoder =
                 BinaryReader::new(input.read, target.columns.len(), READ_CHUNK, server_major());
             if threaded {
-                Blocks::spawn(scope, decoder, None, input.pump)
+                Blocks::spawn(scope, decoder, plan, input.pump)
             } else {
-                Blocks::inline(decoder, None)
+                Blocks::inline(decoder, plan)
             }
         }
     }

@@ -91,6 +91,17 @@ impl Receive {
         }
     }
 
+    /// The integer width the reader thread converts this column's fields in (int2/4/8).
+    pub fn int_width(&self) -> Option<fastcopy_core::pipeline::IntWidth> {
+        use fastcopy_core::pipeline::IntWidth;
+        match self.fast {
+            Some(Fast::Int2) => Some(IntWidth::I16),
+            Some(Fast::Int4) => Some(IntWidth::I32),
+            Some(Fast::Int8) => Some(IntWidth::I64),
+            _ => None,
+        }
+    }
+
     /// The Datum of `bytes` (`None`: NULL), or the receive function's ERROR.
     #[inline]
     pub fn convert(&self, bytes: Option<&[u8]>) -> pg_sys::Datum {
@@ -229,11 +240,14 @@ pub unsafe fn check_all_attributes(rel: pg_sys::Relation) {
 }
 
 /// Converts binary row `row` into `datums`/`nulls`, as COPY's binary `NextCopyFrom`: the
-/// decoder checked the field count. `fields` limits it to the first fields (a tuple cut short:
-/// the fields before the defect are converted before it is reported).
+/// decoder checked the field count. `ints` are the int fields the reader thread converted
+/// already. `fields` limits it to the first fields (a tuple cut short: the fields before the
+/// defect are converted before it is reported).
+#[inline]
 pub fn convert_row(
     target: &Target,
     row: &fastcopy_core::input::Row,
+    ints: &[Option<i64>],
     fields: usize,
     datums: &mut [pg_sys::Datum],
     nulls: &mut [bool],
@@ -246,12 +260,17 @@ pub fn convert_row(
     let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
     for (i, col) in target.columns.iter().enumerate().take(fields) {
         pos.at_column(col.name.as_ptr());
-        let super::convert::Converter::Receive(r) = &col.conv else {
-            unreachable!("a binary load's columns have receive converters")
-        };
-        let (datum, isnull) = match row.field(i) {
-            fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
-            _ => (r.convert(None), true),
+        let (datum, isnull) = match ints.get(i) {
+            Some(Some(v)) => (pg_sys::Datum::from(*v), false),
+            _ => {
+                let super::convert::Converter::Receive(r) = &col.conv else {
+                    unreachable!("a binary load's columns have receive converters")
+                };
+                match row.field(i) {
+                    fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
+                    _ => (r.convert(None), true),
+                }
+            }
         };
         datums[col.index] = datum;
         nulls[col.index] = isnull;
