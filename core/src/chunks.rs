@@ -15,6 +15,10 @@
 //!   of the rows, so a decoder reports the error only when its scan reaches the bad byte.
 //! - [`Verify::NulFree`] (the input in SQL_ASCII or a single-byte encoding): `data()` is the
 //!   longest prefix without a NUL byte, the only byte those encodings refuse.
+//! - [`Verify::Mb`] (the input in EUC_JP, EUC_CN, EUC_KR, EUC_TW, EUC_JIS_2004 or
+//!   MULE_INTERNAL, [`crate::mb`]): valid characters without NUL; a character cut by the end of
+//!   what was read waits for the next read, as UTF-8 does, unless the input ended or a whole
+//!   character's worth (`maxmblen` bytes) is there (`CopyConvertBuf`'s rule).
 //! - [`Verify::None`] (binary: text fields are checked one by one, after their length is
 //!   known; or input the server converted before it came): `data()` is everything read.
 //!

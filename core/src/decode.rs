@@ -41,7 +41,7 @@ mod tests {
 
     /// A decoder of its own: rows of length-prefixed fields (one byte: length, 255 = NULL),
     /// a row ending at a 0 length byte, read through the shared chunk buffer without
-    /// verification (as binary will be). Shows that a format needs only `Decoder`, `Chunks`
+    /// verification (as the binary reader is, `crate::binary`). Shows that a format needs only `Decoder`, `Chunks`
     /// and the row builder, and that the block pipeline takes it.
     struct Prefixed<R: Read> {
         input: Chunks<R>,
