@@ -186,11 +186,7 @@ pub fn convert_row(
         nulls[col.index] = isnull;
     }
     pos.clear_column();
-    for f in &target.fillers {
-        let (datum, isnull) = target.eval_default(f.expr);
-        datums[f.index] = datum;
-        nulls[f.index] = isnull;
-    }
+    target.fill_defaults(datums, nulls);
     // SAFETY: as above.
     unsafe { pg_sys::MemoryContextSwitchTo(old) };
     true

@@ -108,11 +108,12 @@ impl Receive {
         let Some(b) = bytes else {
             return self.call(None);
         };
-        match self.fast.and_then(|f| fast(f, b)) {
-            Some(d) => d,
-            None if self.fast == Some(Fast::Text) && is_utf8_text(b) => text(b),
-            None => self.call(Some(b)),
-        }
+        let d = match self.fast {
+            Some(Fast::Text) if is_utf8_text(b) => Some(text(b)),
+            Some(f) => fast(f, b),
+            None => None,
+        };
+        d.unwrap_or_else(|| self.call(Some(b)))
     }
 
     /// `ReceiveFunctionCall`, then COPY's check that it read the whole field. Out of line
@@ -276,17 +277,10 @@ pub fn convert_row(
         nulls[col.index] = isnull;
     }
     pos.clear_column();
-    if fields < target.columns.len() {
-        // a tuple cut short: COPY raises its error before the defaults (a sequence's
-        // nextval among them) are evaluated
-        // SAFETY: `old` is the context that was current on entry.
-        unsafe { pg_sys::MemoryContextSwitchTo(old) };
-        return;
-    }
-    for f in &target.fillers {
-        let (datum, isnull) = target.eval_default(f.expr);
-        datums[f.index] = datum;
-        nulls[f.index] = isnull;
+    // a tuple cut short: COPY raises its error before the defaults (a sequence's nextval
+    // among them) are evaluated
+    if fields == target.columns.len() {
+        target.fill_defaults(datums, nulls);
     }
     // SAFETY: `old` is the context that was current on entry.
     unsafe { pg_sys::MemoryContextSwitchTo(old) };

@@ -154,6 +154,17 @@ impl Target {
         (d, isnull)
     }
 
+    /// The defaults of the columns the input does not supply, into a row's values (in the
+    /// current memory context: the batch's).
+    #[inline]
+    pub fn fill_defaults(&self, datums: &mut [pg_sys::Datum], nulls: &mut [bool]) {
+        for f in &self.fillers {
+            let (datum, isnull) = self.eval_default(f.expr);
+            datums[f.index] = datum;
+            nulls[f.index] = isnull;
+        }
+    }
+
     /// Closes what `open` opened: AFTER STATEMENT triggers, the queued AFTER ROW triggers
     /// (foreign key checks); the lock stays until the transaction ends, as COPY's.
     pub fn close(self) {
