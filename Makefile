@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary fmt start stop psql fuzz
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
@@ -12,7 +12,8 @@ test:
 	scripts/test.sh
 
 ## make test-reliability [MAJOR=17]: crashes mid-load, a streaming standby, a point-in-time
-## restore (pgrx-tests/reliability/), all majors or MAJOR; figures in bench/results/reliability.md
+## restore, concurrency, disk full, 2 minutes of fuzz-sql (pgrx-tests/reliability/), all majors
+## or MAJOR; figures in bench/results/reliability.md
 test-reliability:
 	scripts/reliability.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
 
@@ -84,3 +85,8 @@ fmt:
 FUZZ_SECONDS ?= 60
 fuzz:
 	cd fuzz && for t in $$(cargo fuzz list); do cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; done
+
+## make fuzz-sql [MAJOR=17] [FUZZ_SQL_SECONDS=600]: mutated corpus inputs through load_data and
+## COPY FROM STDIN into twin tables; counts in bench/results/fuzz.md
+fuzz-sql:
+	scripts/fuzz_sql.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))

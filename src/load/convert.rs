@@ -195,7 +195,7 @@ pub fn convert_row(
 /// The DEFAULT marker in a column without a default: COPY refuses it while it splits the line
 /// (`CopyReadAttributes*`), before it counts the fields, for the fields that map to a column.
 #[inline(never)]
-fn check_default_markers(target: &Target, row: &Row) {
+pub fn check_default_markers(target: &Target, row: &Row) {
     for (i, col) in target.columns.iter().enumerate().take(row.len()) {
         if col.default.is_none() && matches!(row.field(i), Field::Default) {
             raise_detail(

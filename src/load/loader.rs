@@ -83,7 +83,13 @@ impl<'a> Loader<'a> {
                 true
             }
             Some(Err(e)) => {
-                if let Some(partial) = &e.partial {
+                if let Some(partial) = e.partial.as_deref().filter(|_| !self.target.binary) {
+                    // a bad escaped field: the server checks the DEFAULT markers of the
+                    // fields before it first, as it splits the line
+                    self.pos
+                        .at_line_text(e.line, e.raw_line.as_deref().unwrap_or_default());
+                    convert::check_default_markers(self.target, partial);
+                } else if let Some(partial) = &e.partial {
                     // the server converts a tuple's fields as it reads them: those before
                     // the defect first
                     let Values { datums, nulls } = &mut self.values;

@@ -212,7 +212,7 @@ pub(crate) fn try_row<R: Read>(
                 row.reset();
                 let line = &data[start..q];
                 text::split_escaped(line, &rd.opts, row)
-                    .map_err(|kind| InputError::with_line(kind, rd.lineno, line.to_vec()))
+                    .map_err(|kind| InputError::in_split(kind, rd.lineno, line.to_vec(), row))
             } else {
                 end_field(row, data, start, fs, rel, state, null, default);
                 row.raw_kind = RawLine::InBuf { delim, quote };

@@ -531,8 +531,10 @@ pub struct InputError {
     pub raw_line: Option<Vec<u8>>,
     /// Binary: the input field (0-based) the error is about, which COPY's context names.
     pub field: Option<usize>,
-    /// Binary: the fields of the tuple read before the defect, which the server converts
-    /// before it finds it.
+    /// The fields read before the defect, for the checks the server makes on them first.
+    /// Binary: it converts them before it reads on. Text: a de-escaped field that is not
+    /// valid in the encoding is found after the DEFAULT markers of the fields before it
+    /// (`CopyReadAttributesText` checks each field as it splits it).
     pub partial: Option<Box<Row>>,
 }
 
@@ -551,6 +553,13 @@ impl InputError {
     pub(crate) fn with_line(kind: InputErrorKind, line: u64, raw: Vec<u8>) -> Self {
         let mut e = InputError::new(kind, line);
         e.raw_line = Some(raw);
+        e
+    }
+
+    /// An error [`text::split_escaped`] found in a line: `row` holds the fields before it.
+    pub(crate) fn in_split(kind: InputErrorKind, line: u64, raw: Vec<u8>, row: &Row) -> Self {
+        let mut e = InputError::with_line(kind, line, raw);
+        e.partial = Some(Box::new(row.clone()));
         e
     }
 
@@ -944,7 +953,15 @@ impl<R: Read> RowReader<R> {
 
     fn next_row_inner(&mut self, row: &mut Row) -> Result<bool, InputError> {
         if self.header_pending && self.opts.header_match.is_some() {
-            self.read_header(row)?;
+            if let Err(e) = self.read_header(row) {
+                // a bad escaped field comes after the DEFAULT markers before it
+                if let (Some(partial), Err(kind)) =
+                    (&e.partial, self.check_header_defaults(row))
+                {
+                    return Err(InputError::with_line(kind, e.line, partial.raw_line().into_owned()));
+                }
+                return Err(e);
+            }
             if let Err(kind) = self.check_header(row) {
                 self.done = true;
                 return Err(InputError::with_line(
@@ -993,13 +1010,7 @@ impl<R: Read> RowReader<R> {
                 _ => Err(InputErrorKind::HeaderExtraData),
             };
         }
-        for (i, name) in m.names.iter().enumerate().take(row.len()) {
-            if row.field(i) == Field::Default && !m.has_default[i] {
-                return Err(InputErrorKind::HeaderUnexpectedDefault {
-                    column: name.clone(),
-                });
-            }
-        }
+        self.check_header_defaults(row)?;
         if row.len() != m.names.len() {
             return Err(InputErrorKind::HeaderFieldCount {
                 got: row.len(),
@@ -1030,6 +1041,22 @@ impl<R: Read> RowReader<R> {
         Ok(())
     }
 
+    /// HEADER MATCH's first check: the DEFAULT marker in a header field whose column has no
+    /// default (the fields of `row` that map to a column).
+    fn check_header_defaults(&self, row: &Row) -> Result<(), InputErrorKind> {
+        let Some(m) = &self.opts.header_match else {
+            return Ok(());
+        };
+        for (i, name) in m.names.iter().enumerate().take(row.len()) {
+            if row.field(i) == Field::Default && !m.has_default[i] {
+                return Err(InputErrorKind::HeaderUnexpectedDefault {
+                    column: name.clone(),
+                });
+            }
+        }
+        Ok(())
+    }
+
     /// `CopyReadAttributesText`/`CSV` on a line found by [`read_line`](Self::read_line);
     /// consumes it.
     fn split_line(&mut self, line: Line, row: &mut Row) -> Result<bool, InputError> {
@@ -1051,16 +1078,16 @@ impl<R: Read> RowReader<R> {
                 split_plain(data, &self.opts, row);
                 Ok(())
             }
-            Format::Text => text::split_escaped(data, &self.opts, row),
+            Format::Text => text::split_escaped(data, &self.opts, row)
+                .map_err(|kind| InputError::in_split(kind, self.lineno, data.to_vec(), row)),
             Format::Csv if !line.special => {
                 split_plain(data, &self.opts, row);
                 Ok(())
             }
-            Format::Csv => csv::split(data, &self.opts, self.csv.as_mut(), line.in_quote, row),
+            Format::Csv => csv::split(data, &self.opts, self.csv.as_mut(), line.in_quote, row)
+                .map_err(|kind| InputError::with_line(kind, self.lineno, data.to_vec())),
         };
-        let res = res
-            .map(|()| true)
-            .map_err(|kind| InputError::with_line(kind, self.lineno, data.to_vec()));
+        let res = res.map(|()| true);
         self.input.consume_to(line.next);
         res
     }

@@ -441,6 +441,16 @@ bad("text_header_match_bad_utf8.txt", lines(b"i\\xffd\tt", b"1\tx"), "id int, t 
 bad("text_header_match_default.txt", lines(b"\\D\tt", b"1\tx"), "id int, t text",
     r"header=match default=\\D min=16", sqlstate="22P04",
     note="the DEFAULT marker in the header field of a column without a default")
+# found by make fuzz-sql: a field split before a bad escaped one is checked first
+bad("text_header_match_default_then_bad_escape.txt", lines(b"\\D\t\\377t", b"1\tx"),
+    "id int, t text", r"header=match default=\\D min=16", sqlstate="22P04",
+    note="the DEFAULT marker (header) before a field whose escape is not UTF-8: the marker's error")
+bad("text_default_then_bad_escape.txt", lines(b"\\D\t\\377t"), "id int, t text",
+    r"default=\\D min=16", sqlstate="22P04",
+    note="the DEFAULT marker (data) before a field whose escape is not UTF-8: the marker's error")
+bad("text_bad_escape_then_default.txt", lines(b"\\377\t\\D"), "id text, t text",
+    r"default=\\D min=16", sqlstate="22021",
+    note="a field whose escape is not UTF-8 before a DEFAULT marker: the encoding's error")
 bad("csv_invalid_utf8.csv", b'1,"bad\xff"\n', "id int, t text", CSV, sqlstate="22021")
 bad("csv_invalid_utf8_truncated.csv", b"1,ok\n2,\xf0\x9f\x98\n", "id int, t text", CSV,
     sqlstate="22021")
