@@ -955,10 +955,12 @@ impl<R: Read> RowReader<R> {
         if self.header_pending && self.opts.header_match.is_some() {
             if let Err(e) = self.read_header(row) {
                 // a bad escaped field comes after the DEFAULT markers before it
-                if let (Some(partial), Err(kind)) =
-                    (&e.partial, self.check_header_defaults(row))
-                {
-                    return Err(InputError::with_line(kind, e.line, partial.raw_line().into_owned()));
+                if let (Some(partial), Err(kind)) = (&e.partial, self.check_header_defaults(row)) {
+                    return Err(InputError::with_line(
+                        kind,
+                        e.line,
+                        partial.raw_line().into_owned(),
+                    ));
                 }
                 return Err(e);
             }
