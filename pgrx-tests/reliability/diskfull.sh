@@ -23,7 +23,7 @@ mnt="$FASTCOPY_RUN/diskfull-$m"
 data="$FASTCOPY_RUN/diskfull-$m.txt"
 small="$FASTCOPY_RUN/diskfull-small-$m.txt"
 cleanup() {
-  psql -c "DROP TABLE IF EXISTS df, df_copy, df_fits, df_ballast" -c "DROP TABLESPACE IF EXISTS fc_small" >/dev/null 2>&1
+  psql -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS df, df_copy, df_fits, df_ballast" -c "DROP TABLESPACE IF EXISTS fc_small" >/dev/null 2>&1
   umount "$mnt" 2>/dev/null; rmdir "$mnt" 2>/dev/null; rm -f "$data" "$small"
 }
 cleanup
@@ -50,6 +50,7 @@ started=$(psql -c "SELECT pg_postmaster_start_time()")
 # ballast that is dropped to give space back after the disk filled up
 fresh() {
   psql -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SET client_min_messages = warning;
 DROP TABLE IF EXISTS $1, df_ballast;
 CREATE TABLE df_ballast (x text) TABLESPACE fc_small;
 INSERT INTO df_ballast SELECT repeat('b', 900) FROM generate_series(1, 12000);
