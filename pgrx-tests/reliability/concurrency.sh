@@ -23,13 +23,9 @@ per_load=20000     # rows per committed load
 big=1500000        # the load that is cancelled
 work="$FASTCOPY_RUN/concurrency-$m"
 rm -rf "$work"; mkdir -p "$work"; chmod 777 "$work"
+fresh_extensions || { echo "FAIL concurrency setup"; exit 1; }
 psql -v ON_ERROR_STOP=1 >/dev/null <<SQL || { echo "FAIL concurrency setup"; exit 1; }
 SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS fastcopy CASCADE;
-CREATE EXTENSION fastcopy;
-CREATE EXTENSION IF NOT EXISTS amcheck;
-CREATE EXTENSION IF NOT EXISTS pg_visibility;
-CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
 DROP TABLE IF EXISTS cc;
 CREATE TABLE cc (a bigint PRIMARY KEY, b int, c text);
 CREATE INDEX cc_b ON cc (b);

@@ -18,13 +18,9 @@ scripts/cluster.sh start "$m" >/dev/null
 
 rows=2000000; [ -n "$quick" ] && rows=400000
 data="$FASTCOPY_RUN/crash-$m.txt"
+fresh_extensions || { echo "FAIL crash setup"; exit 1; }
 psql -v ON_ERROR_STOP=1 >/dev/null <<SQL || { echo "FAIL crash setup"; exit 1; }
 SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS fastcopy CASCADE;
-CREATE EXTENSION fastcopy;
-CREATE EXTENSION IF NOT EXISTS amcheck;
-CREATE EXTENSION IF NOT EXISTS pg_visibility;
-CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
 DROP TABLE IF EXISTS cr, cr_copy;
 COPY (SELECT g, g % 1009, 'row ' || g || repeat('x', g % 40) FROM generate_series(1001, 1000 + $rows) g) TO '$data';
 CREATE TABLE cr (a int PRIMARY KEY, b int, c text);

@@ -30,13 +30,9 @@ cleanup
 mkdir -p "$mnt" && mount -t tmpfs -o size=24m tmpfs "$mnt" && chown "$FASTCOPY_USER" "$mnt" \
   || { echo "FAIL diskfull: could not mount a tmpfs on $mnt"; exit 1; }
 trap cleanup EXIT
+fresh_extensions || { echo "FAIL diskfull setup"; exit 1; }
 psql -v ON_ERROR_STOP=1 >/dev/null <<SQL || { echo "FAIL diskfull setup"; exit 1; }
 SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS fastcopy CASCADE;
-CREATE EXTENSION fastcopy;
-CREATE EXTENSION IF NOT EXISTS amcheck;
-CREATE EXTENSION IF NOT EXISTS pg_visibility;
-CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
 CREATE TABLESPACE fc_small LOCATION '$mnt';
 COPY (SELECT g, 'row ' || g || repeat('z', 40) FROM generate_series(1001, 600000) g) TO '$data';
 COPY (SELECT g, 'row ' || g || repeat('z', 40) FROM generate_series(1001, 40000) g) TO '$small';

@@ -25,34 +25,13 @@ import psycopg
 
 major, seconds, sockdir, port, outdir = int(sys.argv[1]), float(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 seed = int(sys.argv[6]) if len(sys.argv) > 6 else int(time.time())
-corpus = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus", "load")
-
-
-def value(v):
-    if v == "\\e":
-        return ""
-    return v.replace("\\t", "\t").replace("\\s", " ").replace("\\\\", "\\")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus", "load"))
+import manifest  # noqa: E402
 
 
 def read_cases():
-    setup, out = [], []
-    for line in open(os.path.join(corpus, "cases.txt"), encoding="utf-8"):
-        line = line.rstrip("\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        if line.startswith("!"):
-            setup.append(line[1:])
-            continue
-        parts = [p.strip() for p in line.split("|", 2)]
-        opts = {}
-        for kv in (parts[2] if len(parts) > 2 else "").split():
-            k, v = kv.split("=", 1)
-            opts[k] = value(v)
-        if int(opts.get("min", 0)) > major or int(opts.get("max", 99)) < major:
-            continue
-        data = open(os.path.join(corpus, parts[0]), "rb").read()
-        out.append((parts[0], parts[1], opts, parts[2] if len(parts) > 2 else "", data))
-    return setup, out
+    setup, cases = manifest.cases(major)
+    return setup, [(name, defs, opts, optline, manifest.data(name)) for name, defs, opts, optline in cases]
 
 
 def literal(v):

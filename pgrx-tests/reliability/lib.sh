@@ -41,3 +41,15 @@ same_rows() {
                         AND NOT EXISTS (SELECT * FROM $2 EXCEPT ALL SELECT * FROM $1)
                    THEN 'same' ELSE 'different' END"
 }
+
+# fresh_extensions: fastcopy created anew, and the extensions the checks use
+fresh_extensions() {
+  psql -v ON_ERROR_STOP=1 >/dev/null <<SQL
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS fastcopy CASCADE;
+CREATE EXTENSION fastcopy;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+CREATE EXTENSION IF NOT EXISTS pg_visibility;
+CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
+SQL
+}

@@ -14,35 +14,12 @@ import sys
 
 major = int(sys.argv[1])
 psql_cmd = sys.argv[2:]
-corpus = os.path.join(os.path.dirname(__file__), "..", "corpus", "load")
-
-
-def value(v):
-    if v == "\\e":
-        return ""
-    return v.replace("\\t", "\t").replace("\\s", " ").replace("\\\\", "\\")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "corpus", "load"))
+import manifest  # noqa: E402
 
 
 def literal(v):
     return "'" + v.replace("'", "''") + "'"
-
-
-def cases():
-    setup, out = [], []
-    for line in open(os.path.join(corpus, "cases.txt"), encoding="utf-8"):
-        line = line.rstrip("\n")
-        if not line.strip() or line.startswith("#"):
-            continue
-        if line.startswith("!"):
-            setup.append(line[1:])
-            continue
-        parts = [p.strip() for p in line.split("|", 2)]
-        opts = {}
-        for kv in (parts[2] if len(parts) > 2 else "").split():
-            k, v = kv.split("=", 1)
-            opts[k] = value(v)
-        out.append((parts[0], parts[1], opts))
-    return setup, out
 
 
 def copy_sql(opts):
@@ -77,7 +54,7 @@ def table(schema):
     return p.stdout.decode("utf-8", "replace")
 
 
-setup, all_cases = cases()
+setup, all_cases = manifest.cases(major)
 run("; ".join(["SET client_min_messages = warning", "DROP SCHEMA IF EXISTS c CASCADE",
                "DROP SCHEMA IF EXISTS f CASCADE", "CREATE SCHEMA c", "CREATE SCHEMA f"]))
 for s in setup:
@@ -86,10 +63,8 @@ for s in setup:
 on = "-c session_preload_libraries=fastcopy -c fastcopy.copy_from="
 ran = taken = handed = 0
 diffs = []
-for name, defs, opts in all_cases:
-    if int(opts.get("min", 0)) > major or int(opts.get("max", 99)) < major:
-        continue
-    data = open(os.path.join(corpus, name), "rb").read()
+for name, defs, opts, _ in all_cases:
+    data = manifest.data(name)
     for s in ("c", "f"):
         run(f"DROP TABLE IF EXISTS {s}.t; CREATE TABLE {s}.t ({defs})")
     sql = copy_sql(opts)
