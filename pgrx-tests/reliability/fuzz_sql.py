@@ -29,9 +29,16 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import manifest  # noqa: E402
 
 
+# Inputs over this size are left out: when COPY's error quotes a value of hundreds of KB, the
+# server blocks sending it while psycopg blocks sending the rest of the data (a client's
+# limit, not COPY's or fastcopy's; psql reads while it writes).
+MAX_INPUT = 64 * 1024
+
+
 def read_cases():
     setup, cases = manifest.cases(major)
-    return setup, [(name, defs, opts, optline, manifest.data(name)) for name, defs, opts, optline in cases]
+    out = [(name, defs, opts, optline, manifest.data(name)) for name, defs, opts, optline in cases]
+    return setup, [c for c in out if len(c[4]) <= MAX_INPUT]
 
 
 def literal(v):
