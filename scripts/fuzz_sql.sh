@@ -16,7 +16,9 @@ fail=0
 for m in "${majors[@]}"; do
   scripts/install.sh "$m" || { fail=1; continue; }
   scripts/cluster.sh stop "$m"
-  line=$(bash pgrx-tests/reliability/fuzz_sql.sh "$m" "$seconds" 2>&1 | tee /dev/stderr | tail -1); rc=$?
+  log=$(bash pgrx-tests/reliability/fuzz_sql.sh "$m" "$seconds" 2>&1)
+  echo "$log"
+  line=$(tail -1 <<<"$log")
   [[ "$line" == ok* ]] || fail=1
   v=$("$(pg_config_for "$m")" --version | awk '{print $2}')
   row="| $v | $(grep -o '[0-9]* mutated cases' <<<"$line" | awk '{print $1}') | $(grep -o '[0-9]* loaded alike' <<<"$line" | awk '{print $1}') | $(grep -o '[0-9]* failed alike' <<<"$line" | awk '{print $1}') | $(grep -o '[0-9]* differences' <<<"$line" | awk '{print $1}') | $seconds s | $(date -u +%Y-%m-%d) |"
