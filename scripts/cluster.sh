@@ -44,12 +44,14 @@ CONF
       # the tree's own libpq for its modules (postgres_fdw, the WAL receiver): the system's
       # may be older than the server
       libdir="$("$(pg_config_for "$major")" --libdir)"
-      as_user env LD_LIBRARY_PATH="$libdir" ${FASTCOPY_SERVER_ENV:-} "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w start >/dev/null
+      as_user env LD_LIBRARY_PATH="$libdir" ${FASTCOPY_SERVER_ENV:-} "$bindir/pg_ctl" -D "$data" -l "$data/server.log" -w -t 600 start >/dev/null
     fi
     echo "cluster $major running: $bindir/psql -h $FASTCOPY_RUN -p $port -U postgres"
     ;;
   stop)
-    if [ -f "$data/PG_VERSION" ]; then as_user "$bindir/pg_ctl" -D "$data" -m fast stop >/dev/null 2>&1 || true; fi
+    # -t 600: a shutdown checkpoint after big loads can take minutes on a busy disk; a stop that
+    # returned early would leave the server "shutting down" for the next script
+    if [ -f "$data/PG_VERSION" ]; then as_user "$bindir/pg_ctl" -D "$data" -m fast -t 600 stop >/dev/null 2>&1 || true; fi
     ;;
   status)
     as_user "$bindir/pg_ctl" -D "$data" status
