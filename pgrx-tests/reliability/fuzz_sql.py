@@ -41,27 +41,13 @@ def read_cases():
     return setup, [c for c in out if len(c[4]) <= MAX_INPUT]
 
 
-def literal(v):
-    return "'" + v.replace("'", "''") + "'"
-
-
-def copy_sql(opts):
-    cols = f" ({opts['columns']})" if "columns" in opts else ""
-    w = []
-    for k in ("format", "header", "delimiter", "null", "quote", "escape", "default"):
-        if k in opts:
-            v = opts[k]
-            w.append(f"{k.upper()} {v}" if k in ("format", "header") else f"{k.upper()} {literal(v)}")
-    return f"COPY fz_c.t{cols} FROM STDIN" + (f" WITH ({', '.join(w)})" if w else "")
-
-
 def load_sql(opts):
-    """fastcopy.load_data's call with the same options as copy_sql's statement."""
+    """fastcopy.load_data's call with the same options as manifest.copy_statement's."""
     args = ["'fz_f.t'", "%s"]
     if "columns" in opts:
-        args.append("columns => " + literal("{" + opts["columns"] + "}"))
+        args.append("columns => " + manifest.literal("{" + opts["columns"] + "}"))
     if "format" in opts:
-        args.append("format => " + literal(opts["format"]))
+        args.append("format => " + manifest.literal(opts["format"]))
     if opts.get("header") == "match":
         args.append("header_match => true")
     elif "header" in opts:
@@ -69,7 +55,7 @@ def load_sql(opts):
     for k, p in (("delimiter", "delimiter"), ("null", "null_string"), ("quote", "quote"),
                  ("escape", "escape"), ("default", "default_string")):
         if k in opts:
-            args.append(f"{p} => {literal(opts[k])}")
+            args.append(f"{p} => {manifest.literal(opts[k])}")
     return f"SELECT rows_loaded FROM fastcopy.load_data({', '.join(args)})"
 
 
@@ -162,7 +148,7 @@ def main():
         tried += 1
 
         def server():
-            with conn.cursor() as cur, cur.copy(copy_sql(opts)) as cp:
+            with conn.cursor() as cur, cur.copy(manifest.copy_statement("fz_c.t", opts)) as cp:
                 cp.write(mutated)
 
         def ours():

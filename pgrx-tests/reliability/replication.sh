@@ -47,13 +47,9 @@ if [ -z "$quick" ]; then
   psql -c "ALTER SYSTEM SET archive_mode = on" -c "ALTER SYSTEM SET archive_command = 'cp %p $archive/%f'" >/dev/null
   scripts/cluster.sh stop "$m"; scripts/cluster.sh start "$m" >/dev/null
 fi
+fresh_extensions || { echo "FAIL replication setup"; exit 1; }
 psql -v ON_ERROR_STOP=1 >/dev/null <<SQL || { echo "FAIL replication setup"; exit 1; }
 SET client_min_messages = warning;
-DROP EXTENSION IF EXISTS fastcopy CASCADE;
-CREATE EXTENSION fastcopy;
-CREATE EXTENSION IF NOT EXISTS amcheck;
-CREATE EXTENSION IF NOT EXISTS pg_visibility;
-CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
 DO \$\$ DECLARE t text; BEGIN
   FOR t IN SELECT relname FROM pg_class WHERE relname LIKE 'rp\_%' AND relkind IN ('r', 'p') AND NOT relispartition LOOP
     EXECUTE format('DROP TABLE %I CASCADE', t);

@@ -18,21 +18,6 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import manifest  # noqa: E402
 
 
-def literal(v):
-    return "'" + v.replace("'", "''") + "'"
-
-
-def copy_sql(opts):
-    cols = f"({opts['columns']})" if "columns" in opts else ""
-    w = []
-    for k in ("format", "header", "delimiter", "null", "quote", "escape", "default"):
-        if k in opts:
-            v = opts[k]
-            w.append(f"{k.upper()} {v}" if k in ("format", "header") else f"{k.upper()} {literal(v)}")
-    with_ = f" WITH ({', '.join(w)})" if w else ""
-    return f"COPY t {cols} FROM STDIN{with_}"
-
-
 def run(sql, data=None, options=""):
     env = dict(os.environ)
     env["PGOPTIONS"] = options
@@ -67,7 +52,7 @@ for name, defs, opts, _ in all_cases:
     data = manifest.data(name)
     for s in ("c", "f"):
         run(f"DROP TABLE IF EXISTS {s}.t; CREATE TABLE {s}.t ({defs})")
-    sql = copy_sql(opts)
+    sql = manifest.copy_statement("t", opts)
     ran += 1
     server = run(sql, data, "-c search_path=c,public")
     ours = run(sql, data, f"-c search_path=f,public {on}require")

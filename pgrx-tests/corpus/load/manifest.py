@@ -38,3 +38,19 @@ def cases(major):
 def data(name):
     """A case's input bytes."""
     return open(os.path.join(HERE, name), "rb").read()
+
+
+def literal(v):
+    """A SQL string literal."""
+    return "'" + v.replace("'", "''") + "'"
+
+
+def copy_statement(table, opts):
+    """`COPY table [(columns)] FROM STDIN [WITH (...)]` with a case's options."""
+    cols = f" ({opts['columns']})" if "columns" in opts else ""
+    w = []
+    for k in ("format", "header", "delimiter", "null", "quote", "escape", "default"):
+        if k in opts:
+            v = opts[k]
+            w.append(f"{k.upper()} {v}" if k in ("format", "header") else f"{k.upper()} {literal(v)}")
+    return f"COPY {table}{cols} FROM STDIN" + (f" WITH ({', '.join(w)})" if w else "")
