@@ -15,8 +15,8 @@
 //!   of the rows, so a decoder reports the error only when its scan reaches the bad byte.
 //! - [`Verify::NulFree`] (the input in SQL_ASCII or a single-byte encoding): `data()` is the
 //!   longest prefix without a NUL byte, the only byte those encodings refuse.
-//! - [`Verify::Mb`] (the input in EUC_JP, EUC_CN, EUC_KR, EUC_TW, EUC_JIS_2004 or
-//!   MULE_INTERNAL, [`crate::mb`]): valid characters without NUL; a character cut by the end of
+//! - [`Verify::Mb`] (the input in EUC_JP, EUC_CN, EUC_KR, EUC_TW, EUC_JIS_2004,
+//!   MULE_INTERNAL, or a client-only multibyte encoding, [`crate::mb`]): valid characters without NUL; a character cut by the end of
 //!   what was read waits for the next read, as UTF-8 does, unless the input ended or a whole
 //!   character's worth (`maxmblen` bytes) is there (`CopyConvertBuf`'s rule).
 //! - [`Verify::None`] (binary: text fields are checked one by one, after their length is
@@ -255,7 +255,7 @@ pub(crate) fn invalid_bytes(s: &[u8]) -> Vec<u8> {
 /// and 8.
 pub(crate) fn invalid_bytes_in(verify: Verify, s: &[u8]) -> Vec<u8> {
     match verify {
-        Verify::Mb(enc) => s[..enc.mblen(s[0]).min(s.len()).min(8)].to_vec(),
+        Verify::Mb(enc) => s[..enc.mblen(s).min(s.len()).min(8)].to_vec(),
         _ => invalid_bytes(s),
     }
 }

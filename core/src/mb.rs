@@ -1,14 +1,20 @@
-//! The server encodings with multibyte characters other than UTF-8: EUC_JP (and EUC_JIS_2004),
-//! EUC_CN, EUC_KR, EUC_TW and MULE_INTERNAL, checked as the server checks them
+//! The multibyte encodings other than UTF-8, checked as the server checks them
 //! (`pg_*_verifystr`, `pg_*_mblen` and the `maxmblen` column of `pg_wchar_table` in
-//! `src/common/wchar.c`).
+//! `src/common/wchar.c`; my own code after those rules):
+//! - the server encodings EUC_JP (and EUC_JIS_2004), EUC_CN, EUC_KR, EUC_TW and
+//!   MULE_INTERNAL, as the database's encoding or as input that is not converted;
+//! - the client-only encodings SJIS (and SHIFT_JIS_2004), BIG5, GBK, UHC, GB18030 and JOHAB,
+//!   which reach the reader unconverted only on their way into a SQL_ASCII database.
 //!
-//! In all of them every byte of a multibyte character has its high bit set (the verifiers
-//! refuse anything else), so an ASCII byte is always a character of its own: the text and CSV
-//! splitters find delimiters, quotes, backslashes and line endings in them exactly as in
-//! UTF-8. Only the checks differ.
+//! In the server encodings every byte of a multibyte character has its high bit set, so an
+//! ASCII byte is always a character of its own. In the client-only ones a second byte may be
+//! ASCII (SJIS `表` is `0x95 0x5c`, a backslash). COPY scans its input byte by byte all the
+//! same (`CopyReadLineText`: the input is taken to be in the database's encoding, and
+//! SQL_ASCII has no multibyte characters), so such a byte is a backslash, a delimiter or a
+//! quote for COPY, and the splitters, which scan bytes too, treat it alike. Only the checks
+//! differ from UTF-8's.
 
-/// One of the multibyte server encodings of this module.
+/// One of the multibyte encodings of this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MbEncoding {
     /// EUC_JP and EUC_JIS_2004 (the server checks both alike).
@@ -17,10 +23,35 @@ pub enum MbEncoding {
     EucKr,
     EucTw,
     MuleInternal,
+    /// SJIS and SHIFT_JIS_2004 (checked alike).
+    Sjis,
+    Big5,
+    Gbk,
+    Uhc,
+    Gb18030,
+    Johab,
 }
 
 const SS2: u8 = 0x8e;
 const SS3: u8 = 0x8f;
+
+/// The pair the non-UTF-8 verifiers of BIG5, GBK and UHC refuse (`NONUTF8_INVALID_BYTE0/1`).
+const NONUTF8_INVALID: (u8, u8) = (0x8d, b' ');
+
+/// `ISSJISHEAD`.
+fn sjis_head(c: u8) -> bool {
+    (0x81..=0x9f).contains(&c) || (0xe0..=0xfc).contains(&c)
+}
+
+/// `ISSJISTAIL`.
+fn sjis_tail(c: u8) -> bool {
+    (0x40..=0x7e).contains(&c) || (0x80..=0xfc).contains(&c)
+}
+
+/// A GB18030 first byte, or third of four.
+fn gb_byte(c: u8) -> bool {
+    (0x81..=0xfe).contains(&c)
+}
 
 /// `IS_EUC_RANGE_VALID`.
 #[inline]
@@ -33,14 +64,17 @@ impl MbEncoding {
     /// input is invalid rather than cut short (`CopyConvertBuf`).
     pub fn max_length(self) -> usize {
         match self {
-            MbEncoding::EucTw | MbEncoding::MuleInternal => 4,
-            _ => 3,
+            MbEncoding::EucTw | MbEncoding::MuleInternal | MbEncoding::Gb18030 => 4,
+            MbEncoding::Sjis | MbEncoding::Big5 | MbEncoding::Gbk | MbEncoding::Uhc => 2,
+            MbEncoding::EucJp | MbEncoding::EucCn | MbEncoding::EucKr | MbEncoding::Johab => 3,
         }
     }
 
-    /// The length a character starting with `b` has (`pg_*_mblen`): how many bytes an error
-    /// about it shows.
-    pub fn mblen(self, b: u8) -> usize {
+    /// The length the character at the start of `s` (not empty) has, as the server's
+    /// `pg_encoding_mblen_or_incomplete` says (GB18030's looks at the second byte too; with
+    /// none there, as many as there are): how many bytes an error about it shows.
+    pub fn mblen(self, s: &[u8]) -> usize {
+        let b = s[0];
         match self {
             MbEncoding::MuleInternal => match b {
                 0x81..=0x8d => 2, // LC1
@@ -50,7 +84,8 @@ impl MbEncoding {
                 _ => 1,
             },
             _ if b & 0x80 == 0 => 1,
-            MbEncoding::EucJp | MbEncoding::EucKr => match b {
+            // pg_euc_mblen
+            MbEncoding::EucJp | MbEncoding::EucKr | MbEncoding::Johab => match b {
                 SS2 => 2,
                 SS3 => 3,
                 _ => 2,
@@ -63,6 +98,13 @@ impl MbEncoding {
                 SS2 => 4,
                 SS3 => 3,
                 _ => 2,
+            },
+            MbEncoding::Sjis if (0xa1..=0xdf).contains(&b) => 1, // half-width katakana
+            MbEncoding::Sjis | MbEncoding::Big5 | MbEncoding::Gbk | MbEncoding::Uhc => 2,
+            MbEncoding::Gb18030 => match s.get(1) {
+                None => usize::MAX,
+                Some(b'0'..=b'9') => 4,
+                Some(_) => 2,
             },
         }
     }
@@ -90,8 +132,31 @@ impl MbEncoding {
                 _ => need(2).filter(|_| euc_range(s[1])),
             },
             MbEncoding::MuleInternal => {
-                let l = self.mblen(c1);
+                let l = self.mblen(s);
                 need(l).filter(|_| s[1..l].iter().all(|b| b & 0x80 != 0))
+            }
+            MbEncoding::Johab => {
+                let l = self.mblen(s);
+                need(l).filter(|_| s[1..l].iter().all(|&b| euc_range(b)))
+            }
+            MbEncoding::Sjis => match self.mblen(s) {
+                1 => Some(1),
+                _ => need(2).filter(|_| sjis_head(c1) && sjis_tail(s[1])),
+            },
+            // any second byte but NUL, and not the one pair no conversion translates
+            MbEncoding::Big5 | MbEncoding::Gbk | MbEncoding::Uhc => {
+                need(2).filter(|_| s[1] != 0 && (c1, s[1]) != NONUTF8_INVALID)
+            }
+            MbEncoding::Gb18030 => {
+                if s.len() >= 4 && s[1].is_ascii_digit() {
+                    let ok = gb_byte(c1) && gb_byte(s[2]) && s[3].is_ascii_digit();
+                    ok.then_some(4)
+                } else if s.len() >= 2 && gb_byte(c1) {
+                    let ok = (0x40..=0x7e).contains(&s[1]) || (0x80..=0xfe).contains(&s[1]);
+                    ok.then_some(2)
+                } else {
+                    None
+                }
             }
         }
     }
@@ -135,7 +200,7 @@ mod tests {
         assert_eq!(EucJp.verify(b"ab\0c"), 2);
         assert_eq!(EucJp.verify(b"\xa0\xa1"), 0);
         assert_eq!(
-            (EucJp.mblen(SS3), EucJp.mblen(b'x'), EucJp.max_length()),
+            (EucJp.mblen(&[SS3]), EucJp.mblen(b"x"), EucJp.max_length()),
             (3, 1, 3)
         );
     }
@@ -145,13 +210,13 @@ mod tests {
         assert_eq!(EucKr.verify(b"\xb0\xa1x"), 3);
         assert_eq!(EucKr.verify(b"\x8e\xa1"), 0); // no SS2 in EUC_KR's checks
         assert_eq!(EucCn.verify(b"\xb0\xa1"), 2);
-        assert_eq!((EucCn.mblen(SS2), EucKr.mblen(SS2)), (3, 2));
+        assert_eq!((EucCn.mblen(&[SS2]), EucKr.mblen(&[SS2])), (3, 2));
         assert_eq!(EucTw.verify(b"\x8e\xa2\xa1\xa1x"), 5);
         assert_eq!(EucTw.verify(b"\x8e\xa8\xa1\xa1"), 0); // plane 8
         assert_eq!(EucTw.verify(b"\x8f\xa1\xa1"), 0); // SS3 unused
         // a lead byte outside the EUC range is taken in EUC_TW (only the second is checked)
         assert_eq!(EucTw.verify(b"\x80\xa1"), 2);
-        assert_eq!((EucTw.mblen(SS2), EucTw.max_length()), (4, 4));
+        assert_eq!((EucTw.mblen(&[SS2]), EucTw.max_length()), (4, 4));
     }
 
     #[test]
@@ -162,6 +227,57 @@ mod tests {
         assert_eq!(MuleInternal.verify(b"\x9c\xf0\xa1"), 0);
         // a high byte that is no leading byte is a character of its own
         assert_eq!(MuleInternal.verify(b"\xa0x"), 2);
-        assert_eq!(MuleInternal.mblen(0x9d), 4);
+        assert_eq!(MuleInternal.mblen(&[0x9d]), 4);
+    }
+
+    #[test]
+    fn sjis() {
+        // 表 and ソ end in a backslash; ｱ (0xb1) is one byte; 0x81 0x40 is the ideographic space
+        let s = b"\x95\x5c\x83\x5cx\xb1\x81\x40";
+        assert_eq!(Sjis.verify(s), s.len());
+        assert_eq!(Sjis.verify(b"a\x95"), 1); // cut short
+        assert_eq!(Sjis.verify(b"\xa0\x40"), 0); // not a lead byte
+        assert_eq!(Sjis.verify(b"\x95\x7f"), 0); // not a second byte
+        assert_eq!(Sjis.verify(b"\xfd"), 0);
+        assert_eq!(
+            (Sjis.mblen(b"\xb1"), Sjis.mblen(b"\xfd"), Sjis.max_length()),
+            (1, 2, 2)
+        );
+    }
+
+    #[test]
+    fn big5_gbk_uhc() {
+        for e in [Big5, Gbk, Uhc] {
+            assert_eq!(e.verify(b"\xa4\x5cx\xa4\xa4"), 5, "{e:?}");
+            assert_eq!(e.verify(b"\xa4\x00"), 0, "{e:?}"); // NUL second byte
+            assert_eq!(e.verify(b"\x8d "), 0, "{e:?}"); // the refused pair
+            assert_eq!(e.verify(b"\x8d!"), 2, "{e:?}");
+            assert_eq!(e.verify(b"x\xa4"), 1, "{e:?}");
+            assert_eq!((e.mblen(b"\x80"), e.max_length()), (2, 2));
+        }
+    }
+
+    #[test]
+    fn gb18030() {
+        // a two-byte character (second byte 0x5c) and a four-byte one
+        let s = b"\x81\x5c\x81\x30\x81\x30z";
+        assert_eq!(Gb18030.verify(s), s.len());
+        assert_eq!(Gb18030.verify(b"\x81\x30\x81"), 0); // cut short: not a two-byte one either
+        assert_eq!(Gb18030.verify(b"\x81\x30\x81\x7f"), 0);
+        assert_eq!(Gb18030.verify(b"\x80\x40"), 0);
+        assert_eq!(Gb18030.verify(b"\x81\x7f"), 0);
+        assert_eq!(Gb18030.verify(b"\xfe\xfe"), 2);
+        assert_eq!(Gb18030.mblen(b"\x81\x30"), 4);
+        assert_eq!(Gb18030.mblen(b"\x81\x40"), 2);
+        assert_eq!(Gb18030.mblen(b"\x81"), usize::MAX);
+        assert_eq!(Gb18030.max_length(), 4);
+    }
+
+    #[test]
+    fn johab() {
+        assert_eq!(Johab.verify(b"\x88\xa1x"), 3);
+        assert_eq!(Johab.verify(b"\x88\x61"), 0); // the verifier wants EUC-range second bytes
+        assert_eq!(Johab.verify(b"\x8f\xa1\xa1"), 3);
+        assert_eq!((Johab.mblen(b"\x8e"), Johab.max_length()), (2, 3));
     }
 }

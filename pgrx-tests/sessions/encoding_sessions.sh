@@ -6,8 +6,10 @@
 # COPY and by fastcopy (the ENCODING option: fastcopy.load / load_data(bytea) with `encoding`;
 # client_encoding: SET, then COPY / fastcopy.load; COPY FROM STDIN through the hook): the
 # same table, or the same SQLSTATE, message and CONTEXT line. Databases in EUC_JP, EUC_KR and
-# MULE_INTERNAL too; SJIS input into a SQL_ASCII database is refused by fastcopy (0A000) and
-# handed to the server by the hook.
+# MULE_INTERNAL too, and input in the client-only encodings (SJIS, BIG5, GBK, UHC, GB18030,
+# JOHAB) into a SQL_ASCII database, unconverted: checked in their encoding, scanned byte by
+# byte (second bytes that are a backslash or a delimiter count as such, for COPY as for
+# fastcopy).
 #   pgrx-tests/sessions/encoding_sessions.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -55,6 +57,29 @@ w("long_eucjp.txt", ("1\tok\n" + "日" * 51 + "\tx\n").encode("euc_jp"))
 w("long_text_eucjp.txt", ("1\t" + "語" * 70 + "\textra\n").encode("euc_jp"))
 w("korean.txt", "1\t한국어\n2\t\\N\n".encode("utf-8"))
 w("bad_euckr.txt", b"1\tok\n2\t\xb0\x41\n")
+# client-only encodings, unconverted into SQL_ASCII: second bytes that are ASCII (0x5c, a
+# backslash, in SJIS ソ表能, BIG5 許功蓋, GBK/GB18030 乗; 0x7c '|' as a delimiter), a
+# character before a line end whose second byte escapes the newline, four-byte GB18030,
+# invalid and cut-short characters, and large files whose reads split characters
+def cx(name, enc, text):
+    w(name, text.encode(enc))
+cx("sjis_bs.txt", "shift_jis", "1\tソ表能x\n2\t表\\N\n3\tｱｲｳ ソx\n4\tx\n")
+cx("sjis_eol.txt", "shift_jis", "1\tok\n2\tソ\n3\tx\n")
+cx("sjis_pipe.txt", "shift_jis", "1|ok\n2|倒\n")
+cx("big5.txt", "big5", "1\t許功蓋x\n2\t中文\n3\t許\tx\n")
+cx("gbk.txt", "gbk", "1\t乗丂中文\n2\t乗\\t\n")
+cx("uhc.txt", "cp949", "1\t한국어갂\n2\t\\N\n")
+cx("gb18030.txt", "gb18030", "1\t乗€😀\u0080中\n2\t\\N\n")
+cx("johab.txt", "johab", "1\t갸갹갺\n2\tx\n")
+cx("johab_bad.txt", "johab", "1\t갸\n2\t한국\n")
+w("big5_pair.txt", b"1\tok\n2\t\x8d x\n")
+w("big5_nul.txt", b"1\tok\n2\t\xa4\x00x\n")
+w("sjis_cut.txt", b"1\tok\n2\tab\x95")
+w("gb18030_cut.txt", b"1\tok\n2\t\x81\x30\x81\n3\tx\n")
+w("gb18030_bad.txt", b"1\tok\n2\t\x81\x30\x81\x7f\n")
+w("big_big5.txt", big("許功蓋中", 60000).encode("big5"))
+w("big_gb18030.txt", big("乗€😀中", 50000).encode("gb18030"))
+w("big_sjis_ascii.txt", big("ソ表能ｱ", 60000).encode("shift_jis"))
 PY
 chmod 644 "$dir"/*
 
@@ -77,7 +102,7 @@ result() {
     ctx=$(sed -n 's/^CONTEXT:  //p' <<<"$out" | head -1 | sed 's/^fastcopy\.load /COPY /')
     echo "$msg | $ctx"
   else
-    psql -d "$db" -c "SELECT 'ok ' || count(*) || ' ' || md5(string_agg(id || ':' || coalesce(s, '<null>'), ',' ORDER BY id)::bytea) FROM t"
+    psql -d "$db" -c "SELECT 'ok ' || count(*) || ' ' || md5(string_agg(id || ':' || coalesce(s, '<null>'), ',' ORDER BY id)) FROM t"
   fi
 }
 # stdin DB MODE ENCODING FILE: COPY t FROM STDIN by psql with PGCLIENTENCODING, the hook
@@ -128,15 +153,30 @@ for x in utf8.txt:UTF8 bad_utf8.txt:UTF8 latin1.txt:LATIN1 latin1.txt:SQL_ASCII 
          nul.txt:LATIN1 escape_e9.txt:UTF8 escape_nul.txt:SQL_ASCII utf8.txt:SQL_ASCII; do
   case_ enc_sqlascii "${x%%:*}" "${x##*:}"
 done
-# what fastcopy refuses: the load says why (0A000), the hook hands it to the server
-refused() {  # DB FILE ENCODING
-  local f so sr
-  f=$(result "$1" -c "SELECT fastcopy.load('t', '$dir/$2', encoding => '$3')")
-  so=$(stdin "$1" off "$3" "$dir/$2"); sr=$(PGOPTIONS="" stdin "$1" on "$3" "$dir/$2")
-  check "$1 <- $2 in $3: fastcopy refuses ($f), the hook hands it over (on = off: $so)" \
-    '[[ "$f" == "0A000: fastcopy does not support"* ]] && [ "$sr" = "$so" ] && [[ "$so" == ok* ]]'
-}
-refused enc_sqlascii sjis.txt SJIS
+# the client-only encodings, unconverted into SQL_ASCII
+for x in sjis.txt:SJIS sjis_bs.txt:SJIS sjis_bs.txt:SHIFT_JIS_2004 sjis_eol.txt:SJIS big5.txt:BIG5 gbk.txt:GBK \
+         uhc.txt:UHC gb18030.txt:GB18030 johab.txt:JOHAB johab_bad.txt:JOHAB bad_sjis.txt:SJIS \
+         big5_pair.txt:BIG5 big5_pair.txt:GBK big5_pair.txt:UHC big5_nul.txt:BIG5 sjis_cut.txt:SJIS \
+         gb18030_cut.txt:GB18030 gb18030_bad.txt:GB18030 big_sjis.txt:SJIS big_big5.txt:BIG5 \
+         big_gb18030.txt:GB18030 big_sjis_ascii.txt:SJIS; do
+  case_ enc_sqlascii "${x%%:*}" "${x##*:}"
+done
+c=$(result enc_sqlascii -c "COPY t FROM '$dir/sjis_pipe.txt' WITH (ENCODING 'SJIS', DELIMITER '|')")
+f=$(result enc_sqlascii -c "SELECT fastcopy.load('t', '$dir/sjis_pipe.txt', encoding => 'SJIS', delimiter => '|')")
+check "enc_sqlascii <- SJIS with DELIMITER '|' (a second byte 0x7c): ${c%% |*}" '[ "$f" = "$c" ]' "COPY: $c | load: $f"
+# log_verbosity verbose (17+): the NOTICE about a skipped row shows the value's bytes as COPY's
+if [ "$m" -ge 17 ]; then
+  notice() {  # DB SQL: the NOTICE lines, as bytes
+    psql -d "$1" -c "DROP TABLE IF EXISTS t" -c "CREATE TABLE t (id int, s text)" -c "$2" 2>&1 >/dev/null \
+      | grep -a '^NOTICE' | od -An -c | tr -s ' \n' ' '
+  }
+  for x in enc_latin1:badint_latin1.txt:LATIN1 enc_eucjp:badint_eucjp.txt:EUC_JP enc_eucjp:long_eucjp.txt:EUC_JP; do
+    IFS=: read -r db file enc <<<"$x"
+    c=$(notice "$db" "COPY t FROM '$dir/$file' WITH (ENCODING '$enc', ON_ERROR ignore, LOG_VERBOSITY verbose)")
+    f=$(notice "$db" "SELECT fastcopy.load('t', '$dir/$file', encoding => '$enc', on_error => 'ignore', log_verbosity => 'verbose')")
+    check "$db <- $file: the skipped-row NOTICE has COPY's bytes" '[ "$f" = "$c" ] && [[ "$c" == *s*k*i*p* ]]' "COPY: $c | load: $f"
+  done
+fi
 r=$(result enc_utf8 -c "SELECT fastcopy.load_data('t', 'x', encoding => 'LATIN1')")
 check "load_data of text with an encoding is refused (text is in the database encoding): $r" \
   '[[ "$r" == "22023: encoding applies to bytea data"* ]]'

@@ -12,10 +12,11 @@
 //!   reader gets bytes in the database encoding, checked.
 //!
 //! Text fields that de-escaping gave high-bit bytes or NUL are checked in the *database*
-//! encoding (`pg_verifymbstr`), by the reader. The reader knows UTF-8 and the NUL-free
-//! encodings; a database in another multibyte encoding (EUC_JP and the other EUC_*, MULE),
-//! and input in such an encoding that is not converted (it would go into a SQL_ASCII database
-//! unconverted), are refused with 0A000 (COPY loads them).
+//! encoding (`pg_verifymbstr`), by the reader. The reader knows every encoding the server has
+//! (UTF-8, the NUL-free single-byte ones, and the other multibyte ones in
+//! `fastcopy_core::mb`, client-only ones included: SJIS into a SQL_ASCII database is checked
+//! as SJIS and scanned byte by byte, as COPY does); an encoding it did not know would be
+//! refused with 0A000.
 
 use crate::compat;
 use crate::error::raise;
@@ -96,7 +97,13 @@ fn check_of(encoding: c_int) -> Option<Encoding> {
         PG_EUC_KR => MbEncoding::EucKr,
         PG_EUC_TW => MbEncoding::EucTw,
         PG_MULE_INTERNAL => MbEncoding::MuleInternal,
-        // the client-only encodings (SJIS, BIG5, GBK, ...), whose second bytes may be ASCII
+        // client-only: input that goes unconverted into a SQL_ASCII database
+        PG_SJIS | PG_SHIFT_JIS_2004 => MbEncoding::Sjis,
+        PG_BIG5 => MbEncoding::Big5,
+        PG_GBK => MbEncoding::Gbk,
+        PG_UHC => MbEncoding::Uhc,
+        PG_GB18030 => MbEncoding::Gb18030,
+        PG_JOHAB => MbEncoding::Johab,
         _ => return None,
     };
     Some(Encoding::multibyte(&name, mb))

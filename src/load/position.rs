@@ -13,12 +13,17 @@
 use fastcopy_core::input::Row;
 use pgrx::pg_sys;
 use std::cell::Cell;
-use std::ffi::{CStr, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::marker::PhantomData;
 
 unsafe extern "C-unwind" {
     // elog.h's errcontext() is a macro over this; bindgen does not bind it.
     fn errcontext_msg(fmt: *const c_char, ...) -> c_int;
+    // ereport()'s parts (elog.h, the same in 15-18), which pgrx does not bind: a NOTICE whose
+    // text holds bytes in the database encoding, formatted by the server as COPY's is.
+    fn errstart(elevel: c_int, domain: *const c_char) -> bool;
+    fn errmsg(fmt: *const c_char, ...) -> c_int;
+    fn errfinish(filename: *const c_char, lineno: c_int, funcname: *const c_char);
 }
 
 /// COPY shows at most this many bytes of a value (`MAX_COPY_DATA_DISPLAY`).
@@ -80,24 +85,37 @@ impl Position {
     /// `log_verbosity => 'verbose'`: COPY's NOTICE about the row being skipped at the current
     /// column and value, with the context naming only the relation.
     pub fn notice_skipped_row(&self) {
-        let line = self.line.get();
-        let column = String::from_utf8_lossy(&shown(self.attname.get())).into_owned();
-        let msg = if self.value_is_null.get() || self.value.get().is_null() {
-            format!(
-                "skipping row due to data type incompatibility at line {line} for column \"{column}\": null input"
-            )
-        } else {
-            format!(
-                "skipping row due to data type incompatibility at line {line} for column \"{column}\": \"{}\"",
-                String::from_utf8_lossy(&shown(self.value.get()))
-            )
-        };
+        let line = self.line.get() as std::ffi::c_ulonglong;
+        // the bytes as they are in the database encoding, as COPY prints them (no NUL: both
+        // come from C strings)
+        let column = CString::new(shown(self.attname.get())).unwrap_or_default();
+        let value = (!self.value_is_null.get() && !self.value.get().is_null())
+            .then(|| CString::new(shown(self.value.get())).unwrap_or_default());
         self.relation_only.set(true);
-        pgrx::ereport!(
-            pgrx::PgLogLevel::NOTICE,
-            pgrx::PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
-            msg
-        );
+        // SAFETY: backend thread; a NOTICE returns from errfinish (no longjmp); the format's
+        // arguments are an integer and NUL-terminated strings alive for the call.
+        unsafe {
+            if errstart(pg_sys::NOTICE as c_int, std::ptr::null()) {
+                match &value {
+                    None => errmsg(
+                        c"skipping row due to data type incompatibility at line %llu for column \"%s\": null input".as_ptr(),
+                        line,
+                        column.as_ptr(),
+                    ),
+                    Some(v) => errmsg(
+                        c"skipping row due to data type incompatibility at line %llu for column \"%s\": \"%s\"".as_ptr(),
+                        line,
+                        column.as_ptr(),
+                        v.as_ptr(),
+                    ),
+                };
+                errfinish(
+                    c"position.rs".as_ptr(),
+                    line!() as c_int,
+                    c"notice_skipped_row".as_ptr(),
+                );
+            }
+        }
         self.relation_only.set(false);
     }
 

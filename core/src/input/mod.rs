@@ -196,7 +196,7 @@ impl Encoding {
         }
     }
 
-    /// A multibyte server encoding other than UTF-8 (EUC_*, MULE_INTERNAL).
+    /// A multibyte encoding other than UTF-8 (EUC_*, MULE_INTERNAL, the client-only ones).
     pub fn multibyte(name: &str, enc: crate::mb::MbEncoding) -> Encoding {
         Encoding {
             name: name.into(),
