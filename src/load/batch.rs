@@ -390,6 +390,18 @@ impl Batch {
         self.buffers[b].single && self.used > 0
     }
 
+    /// Frees the batch memory: the converted values and formed tuples of the rows so far, and
+    /// the arena's blocks in it (the arena forgets them in the same step, so nothing can take
+    /// a chunk of a freed block).
+    ///
+    /// # Safety
+    /// Nothing refers to the batch memory any more (no buffered row, no value in use).
+    pub unsafe fn reset_memory(&mut self, target: &Target) {
+        // SAFETY: as the function's contract.
+        unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
+        self.arena.reset();
+    }
+
     /// Inserts every buffered row; resets the batch memory; keeps at most `MAX_BUFFERS`
     /// buffers (the least recently used go first).
     pub fn flush(&mut self, target: &Target, pos: &Position) {
@@ -397,8 +409,7 @@ impl Batch {
             if self.dropped > 0 {
                 // only dropped rows' values: free them
                 // SAFETY: nothing is buffered, so nothing refers to the batch memory.
-                unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
-                self.arena.reset();
+                unsafe { self.reset_memory(target) };
                 self.dropped = 0;
             }
             return;
@@ -409,8 +420,7 @@ impl Batch {
             self.not_inserted += std::mem::take(&mut buf.not_inserted);
         }
         // SAFETY: nothing refers to the batch memory now: every row is in the heap.
-        unsafe { pg_sys::MemoryContextReset(target.batch_memory()) };
-        self.arena.reset();
+        unsafe { self.reset_memory(target) };
         self.used = 0;
         self.bytes = 0;
         self.dropped = 0;

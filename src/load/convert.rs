@@ -9,6 +9,7 @@
 
 use super::position::Position;
 use super::target::{Column, Target};
+use super::tuple::Arena;
 use crate::compat;
 use crate::error::{raise, raise_detail};
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
@@ -25,11 +26,13 @@ pub enum Converter {
     Int2,
     Int4,
     Int8,
-    /// Any other type: its input function, looked up once per load.
+    /// Any other type: its input function, looked up once per load (text, varchar and char
+    /// values that need nothing but a copy are built here, `chars`).
     Input {
         flinfo: Box<pg_sys::FmgrInfo>,
         typioparam: pg_sys::Oid,
         typmod: i32,
+        chars: Option<Chars>,
     },
     /// Binary format: the type's receive function, or a fast path (`receive.rs`).
     Receive(super::receive::Receive),
@@ -57,11 +60,77 @@ impl Converter {
                     flinfo,
                     typioparam,
                     typmod,
+                    chars: Chars::for_type(typid, typmod),
                 }
             }
         }
     }
 }
+
+/// text, varchar and char values built without their input function where the function
+/// would only copy them: the value's bytes in a varlena (`cstring_to_text_with_len`, what
+/// `textin` and `varchar_input` return), a char(n) value padded with spaces to n
+/// (`bpchar_input`). What takes more, a value longer than n (its extra characters must be
+/// spaces, else 22001) or a char(n) value with multibyte characters (padded by characters),
+/// goes to the input function. The bytes are valid in the database encoding already (the
+/// reader checked them), as the input functions take them; the varlena goes into the batch
+/// arena, which lives as long as the batch memory the input function would allocate in (on
+/// the short path only, `Target::fast`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Chars {
+    /// text, and varchar / char without a length: every value.
+    Any,
+    /// varchar(n): a value of at most n bytes (so of at most n characters).
+    Varchar(usize),
+    /// char(n): an ASCII value of at most n bytes, padded to n.
+    Bpchar(usize),
+}
+
+impl Chars {
+    fn for_type(typid: pg_sys::Oid, typmod: i32) -> Option<Chars> {
+        // the length a typmod gives (`atttypmod - VARHDRSZ`), if any
+        let n = (typmod >= pg_sys::VARHDRSZ as i32)
+            .then(|| (typmod - pg_sys::VARHDRSZ as i32) as usize);
+        match typid {
+            pg_sys::TEXTOID => Some(Chars::Any),
+            pg_sys::VARCHAROID => Some(n.map_or(Chars::Any, Chars::Varchar)),
+            pg_sys::BPCHAROID => Some(n.map_or(Chars::Any, Chars::Bpchar)),
+            _ => None,
+        }
+    }
+
+    /// The varlena of `b` (the value, without the NUL after it), or `None` when the input
+    /// function must build it.
+    ///
+    /// # Safety
+    /// As [`Arena::alloc`]: the current memory context is the batch memory.
+    #[inline]
+    unsafe fn datum(self, b: &[u8], arena: &mut Arena) -> Option<pg_sys::Datum> {
+        let len = match self {
+            Chars::Any => b.len(),
+            Chars::Varchar(n) if b.len() <= n => b.len(),
+            Chars::Bpchar(n) if b.len() <= n && b.is_ascii() => n,
+            _ => return None,
+        };
+        let size = len + pg_sys::VARHDRSZ;
+        if size > MAX_VARLENA {
+            return None; // the input function's error
+        }
+        // SAFETY: as the function's contract; `size` is above 0 and at most MaxAllocSize. The
+        // chunk is `size` bytes of its own: a 4-byte header (SET_VARSIZE, little-endian: the
+        // size shifted left by 2), the value, the padding spaces.
+        unsafe {
+            let p = arena.alloc(size);
+            (p as *mut u32).write((size as u32) << 2);
+            std::ptr::copy_nonoverlapping(b.as_ptr(), p.add(pg_sys::VARHDRSZ), b.len());
+            std::ptr::write_bytes(p.add(pg_sys::VARHDRSZ + b.len()), b' ', len - b.len());
+            Some(pg_sys::Datum::from(p))
+        }
+    }
+}
+
+/// `MaxAllocSize`: the largest varlena palloc makes (the input functions fail above it).
+const MAX_VARLENA: usize = 0x3fff_ffff;
 
 /// The int fields the reader thread converts (`None` when there are none): not those whose
 /// raw field FORCE_(NOT_)NULL must see first.
@@ -146,6 +215,7 @@ pub fn convert_row(
     nulls: &mut [bool],
     on_error: OnError,
     pos: &Position,
+    arena: &mut Arena,
 ) -> bool {
     pos.at_row(row);
     let ncols = target.columns.len();
@@ -175,7 +245,7 @@ pub fn convert_row(
         pos.at_column(col.name.as_ptr());
         let converted = match ints.get(i) {
             Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
-            _ => convert(col, row.field(i), pos, target, on_error),
+            _ => convert(col, row.field(i), pos, target, on_error, arena),
         };
         let Some((datum, isnull)) = converted else {
             // SAFETY: `old` is the context that was current on entry.
@@ -219,6 +289,7 @@ fn convert(
     pos: &Position,
     target: &Target,
     on_error: OnError,
+    arena: &mut Arena,
 ) -> Option<(pg_sys::Datum, bool)> {
     let bytes = match field {
         Field::Value(b) if col.force_null && b == target.null_marker.as_bytes() => None,
@@ -251,7 +322,18 @@ fn convert(
             flinfo,
             typioparam,
             typmod,
+            chars,
         } => {
+            // Only on the short path, where the batch memory is reset by `Batch` alone (which
+            // resets the arena with it): on the executor paths the server runs triggers and
+            // FDWs with that memory current.
+            // SAFETY: convert_row made the batch memory the current context.
+            if target.fast
+                && let Some(chars) = chars
+                && let Some(d) = unsafe { chars.datum(bytes, arena) }
+            {
+                return Some((d, false));
+            }
             // The decoder guarantees a NUL after every value: `bytes` is a C string.
             let s = bytes.as_ptr() as *mut c_char;
             return input(flinfo, s, *typioparam, *typmod, on_error).map(|d| (d, false));
@@ -273,6 +355,7 @@ fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_s
             flinfo,
             typioparam,
             typmod,
+            ..
         } => {
             pos.at_null();
             let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, on_error);

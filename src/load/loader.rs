@@ -202,6 +202,7 @@ impl<'a> Loader<'a> {
             nulls,
             self.on_error,
             pos,
+            &mut self.batch.arena,
         ) {
             return None;
         }

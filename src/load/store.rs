@@ -195,7 +195,7 @@ impl Batch {
             (*slot).tts_tableOid = target.relid;
             pg_sys::ExecIRInsertTriggers(target.estate, target.rri, slot);
             tuple::clear(slot);
-            pg_sys::MemoryContextReset(target.batch_memory());
+            self.reset_memory(target);
         }
         Stored::Instead
     }

@@ -191,12 +191,28 @@ impl Arena {
     /// reset.
     ///
     /// # Safety
-    /// The current memory context is the batch memory, and `reset` is called whenever that is
-    /// reset or deleted (the blocks would dangle otherwise); `size` is above 0, below
-    /// MaxAllocSize, and a multiple of MAXALIGN, so that every chunk stays MAXALIGNed (palloc's
-    /// blocks are). On the backend thread.
+    /// As [`Arena::alloc`], and `size` is a multiple of MAXALIGN.
     #[inline]
     unsafe fn alloc_zeroed(&mut self, size: usize) -> *mut u8 {
+        // SAFETY: as the function's contract.
+        let p = unsafe { self.alloc(size) };
+        // Zero just this chunk: it is about to be written, so it is in cache anyway.
+        // SAFETY: `p..p + size` is the chunk just taken (`alloc`), used by nothing else.
+        unsafe { std::ptr::write_bytes(p, 0, size) };
+        p
+    }
+
+    /// A chunk of at least `size` bytes (not zeroed; MAXALIGNed, as every chunk stays: the
+    /// size taken is rounded up to MAXALIGN, and palloc's blocks are MAXALIGNed), valid until
+    /// the memory context it was taken from is reset.
+    ///
+    /// # Safety
+    /// The current memory context is the batch memory, and `reset` is called whenever that is
+    /// reset or deleted (the blocks would dangle otherwise); `size` is above 0 and below
+    /// MaxAllocSize. On the backend thread.
+    #[inline]
+    pub unsafe fn alloc(&mut self, size: usize) -> *mut u8 {
+        let size = maxalign(size);
         if size > self.left {
             let block = size.max(ARENA_BLOCK);
             // SAFETY: on the backend thread, in the batch memory (# Safety); pgrx's guarded
@@ -209,10 +225,6 @@ impl Arena {
         // result stays within the block or one past its end.
         self.cur = unsafe { p.add(size) };
         self.left -= size;
-        // Zero just this chunk: it is about to be written, so it is in cache anyway.
-        // SAFETY: `p..p + size` lies in the current block (above), `p` is non-null (a palloc'd
-        // block, `size > 0`), and no earlier chunk uses these bytes.
-        unsafe { std::ptr::write_bytes(p, 0, size) };
         p
     }
 }

@@ -509,6 +509,16 @@ case("types_chars.txt",
      "v varchar(5), c char(5), c3 char(3), t text",
      note="char(n) pads; trailing spaces beyond n are cut silently for varchar and char")
 
+case("types_chars_multibyte.txt",
+     lines("é\tééé\tx\tx\ty".encode(), "日本\t日本語\t日\tab \t".encode(),
+           "ñ  \t日本語   \t \t\tz ".encode(), b"ab\tabc\ta\t a \t",
+           b"\t\t\t\t", "abc\tab\t\\N\t日\t".encode()),
+     "c3 char(3), v3 varchar(3), c char, v varchar, b bpchar",
+     note="char(n) pads by characters; characters beyond n that are spaces are cut")
+bad("char_multibyte_too_long.txt", lines("日本語x".encode()), "c char(3)", sqlstate="22001")
+bad("varchar_multibyte_too_long.txt", lines("éééé".encode(), "éééé x".encode()),
+    "v varchar(4)", sqlstate="22001")
+
 case("types_datetime.txt",
      lines(b"2024-02-29\t13:45:00\t2024-02-29 13:45:00.123456\t2024-02-29 13:45:00+02\t"
            b"1 day 2 hours",
