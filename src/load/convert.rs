@@ -207,6 +207,7 @@ impl Values {
 /// their pointers in registers.)
 /// False when a value did not convert and `on_error` skips the row.
 #[inline]
+#[allow(clippy::too_many_arguments)] // the row loop's state, passed apart (see above)
 pub fn convert_row(
     target: &Target,
     row: &Row,
@@ -327,12 +328,13 @@ fn convert(
             // Only on the short path, where the batch memory is reset by `Batch` alone (which
             // resets the arena with it): on the executor paths the server runs triggers and
             // FDWs with that memory current.
-            // SAFETY: convert_row made the batch memory the current context.
             if target.fast
                 && let Some(chars) = chars
-                && let Some(d) = unsafe { chars.datum(bytes, arena) }
             {
-                return Some((d, false));
+                // SAFETY: convert_row made the batch memory the current context.
+                if let Some(d) = unsafe { chars.datum(bytes, arena) } {
+                    return Some((d, false));
+                }
             }
             // The decoder guarantees a NUL after every value: `bytes` is a C string.
             let s = bytes.as_ptr() as *mut c_char;
