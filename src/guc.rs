@@ -62,6 +62,13 @@ pub static EXTEND_STRATEGY: GucSetting<ExtendStrategy> =
 pub static EXTEND_PAGES: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_METHOD: GucSetting<ExtendMethod> =
     GucSetting::<ExtendMethod>::new(ExtendMethod::Auto);
+pub static PAGE_PATH: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+/// `fastcopy.page_path`: buffered rows of plain heap tables go onto heap pages through
+/// fastcopy's page writer (`load/pages.rs`) rather than `heap_multi_insert`.
+pub fn page_path() -> bool {
+    PAGE_PATH.get()
+}
 
 /// Rows buffered before a flush (COPY's fixed MAX_BUFFERED_TUPLES).
 pub fn max_buffered_tuples() -> usize {
@@ -117,6 +124,14 @@ pub fn init() {
         &EXTEND_PAGES,
         1,
         8192,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"fastcopy.page_path",
+        c"Whether fastcopy writes the heap pages of plain tables itself.",
+        c"on: rows go onto heap pages through fastcopy's page writer, logged as heap_multi_insert logs them; off: through heap_multi_insert.",
+        &PAGE_PATH,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -8,6 +8,7 @@
 //!
 //! Rows go in through `store.rs`; whether a batch is flushed, and when, is the loader's call.
 
+use super::pages::Pages;
 use super::position::Position;
 use super::target::Target;
 use super::tuple::{self, Arena};
@@ -58,6 +59,8 @@ pub struct Buffer {
     pub partition_check: bool,
     /// From the partitioned root's rows to this partition's, NULL when they match.
     pub map: *mut pg_sys::TupleConversionMap,
+    /// The bulk page path's writer, when it takes this relation's rows (`pages.rs`).
+    pages: Option<Pages>,
     last_used: u64,
 }
 
@@ -109,6 +112,12 @@ impl Buffer {
                     compat::root_to_child_map(rri, target.estate)
                 } else {
                     std::ptr::null_mut()
+                },
+                // the short path's rows of a plain table (a relation tuple routing found
+                // takes the executor path)
+                pages: match target.fast && !routed && foreign.is_null() {
+                    true => Pages::new(rel),
+                    false => None,
                 },
                 last_used: 0,
             }
@@ -169,14 +178,24 @@ impl Buffer {
                     self.bistate,
                 );
             } else {
-                pg_sys::table_multi_insert(
-                    self.rel,
-                    self.slots.as_mut_ptr(),
-                    self.used as i32,
-                    batch.cid,
-                    target.ti_options,
-                    self.bistate,
-                );
+                let slots = &self.slots[..self.used];
+                let paged = match &mut self.pages {
+                    // the tuples were formed by `store_fast` into the batch memory
+                    Some(p) => {
+                        p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate)
+                    }
+                    None => false,
+                };
+                if !paged {
+                    pg_sys::table_multi_insert(
+                        self.rel,
+                        self.slots.as_mut_ptr(),
+                        self.used as i32,
+                        batch.cid,
+                        target.ti_options,
+                        self.bistate,
+                    );
+                }
             }
             pg_sys::MemoryContextSwitchTo(old);
             for i in 0..self.used {
@@ -268,6 +287,9 @@ impl Buffer {
                 return (0, 0);
             }
             self.extender.finish(self.rel, self.bistate);
+            if let Some(p) = &self.pages {
+                p.report(self.rel);
+            }
             pg_sys::FreeBulkInsertState(self.bistate);
             pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
         }

@@ -42,6 +42,7 @@ mod convert;
 pub mod encoding;
 mod filter;
 mod loader;
+mod pages;
 mod position;
 mod progress;
 mod pump;

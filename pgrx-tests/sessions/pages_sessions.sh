@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The bulk page path (src/load/pages.rs) against heap_multi_insert, in the same build: each
+# scenario loads the same input into two tables set up alike, once with fastcopy.page_path =
+# off (heap_multi_insert) and once on, and compares what the server would show for each:
+# - the heap pages byte for byte (pageinspect: every line pointer, tuple header field, null
+#   bitmap and tuple data; every page header's lower, upper, special and flags), after both
+#   tables were read once (so both carry the same hint bits); only xmin/cmin and the LSNs differ;
+# - the WAL of the load (pg_walinspect): every record touching the table, in order, with its
+#   resource manager, type, lengths (main data, page image) and description;
+# - the visibility map (pg_visibility_map), the free space map (pg_freespace), the inserted
+#   count in the transaction's statistics, amcheck (verify_heapam, bt_index_check with
+#   heapallindexed) and the rows themselves;
+# - that the page path was taken (its DEBUG1 line), or, for TOAST-size rows, not.
+# Scenarios: ints only, ints/text/NULLs, FREEZE into a table created in the transaction,
+# fillfactor 70, a table with rows, deletions and VACUUM (the free space map, unused line
+# pointers, all-visible pages), an index, UNLOGGED, TEMP, TOAST-size values.
+#   pgrx-tests/sessions/pages_sessions.sh 17
+set -uo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/../.."
+m=${1:?major}
+. scripts/session_lib.sh
+scripts/cluster.sh start "$m" >/dev/null
+data="$FASTCOPY_RUN/pages-$m"
+psql -v ON_ERROR_STOP=1 <<SQL
+SET client_min_messages = warning;
+DROP EXTENSION IF EXISTS fastcopy CASCADE;
+CREATE EXTENSION fastcopy;
+CREATE EXTENSION IF NOT EXISTS amcheck;
+CREATE EXTENSION IF NOT EXISTS pageinspect;
+CREATE EXTENSION IF NOT EXISTS pg_visibility;
+CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
+CREATE EXTENSION IF NOT EXISTS pg_walinspect;
+COPY (SELECT g, (g * 7919) % 100003 - 50000, 3243423 FROM generate_series(1, 200000) g) TO '$data-ints';
+COPY (SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE repeat(chr(97 + g % 26), g % 90) END,
+             CASE WHEN g % 11 = 0 THEN NULL ELSE g * 3 END, (g % 3 = 0)
+      FROM generate_series(1, 100000) g) TO '$data-mixed';
+COPY (SELECT g, CASE WHEN g % 3000 = 0
+                     THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 100) i)
+                     ELSE 'short ' || g END, g
+      FROM generate_series(1, 20000) g) TO '$data-toast';
+DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass);
+CREATE FUNCTION pages_of(t regclass) RETURNS TABLE (blk bigint, lp smallint, lp_off smallint,
+    lp_flags smallint, lp_len smallint, t_infomask2 integer, t_infomask integer, t_hoff smallint,
+    t_bits text, t_ctid tid, t_data bytea) LANGUAGE sql AS \$\$
+  SELECT b, lp, lp_off, lp_flags, lp_len, t_infomask2, t_infomask, t_hoff, t_bits, t_ctid,
+         CASE WHEN t_infomask & 4 = 0 THEN t_data END  -- (a TOAST pointer names its own table)
+  FROM generate_series(0, pg_relation_size(t) / current_setting('block_size')::int - 1) b,
+       heap_page_items(get_raw_page(t::text, b)) \$\$;
+CREATE FUNCTION headers_of(t regclass) RETURNS TABLE (blk bigint, lower int, upper int,
+    special int, flags int, prune_xid xid) LANGUAGE sql AS \$\$
+  SELECT b, h.lower, h.upper, h.special, h.flags, h.prune_xid
+  FROM generate_series(0, pg_relation_size(t) / current_setting('block_size')::int - 1) b,
+       page_header(get_raw_page(t::text, b)) h \$\$;
+SQL
+
+# md5 over a query's rows in their order (a text form of everything it returns).
+digest() { echo "md5(coalesce(string_agg(x::text, '|'), ''))"; }
+
+# side SIDE DDL PRE LOAD: table pg_SIDE made by DDL and PRE (%T: its name), then LOAD with
+# fastcopy.page_path = SIDE in one psql session; prints one line: the page digest, the header
+# digest, VM, FSM, WAL digests, the transaction's inserted count, amcheck, the DEBUG1 line.
+side() {
+  local s=$1 t="pg_$1" ddl=${2//%T/pg_$1} pre=${3//%T/pg_$1} load=${4//%T/pg_$1}
+  psql -v ON_ERROR_STOP=1 -c "DROP TABLE IF EXISTS $t" >/dev/null 2>&1
+  # one session for a TEMP table (it exists in that session only)
+  psql -v ON_ERROR_STOP=1 -F ' ' 2>&1 <<SQL
+SET client_min_messages = warning;
+$ddl;
+$pre;
+CHECKPOINT;
+SELECT pg_current_wal_insert_lsn() AS start \gset
+SET fastcopy.page_path = $s;
+SET client_min_messages = debug1;
+BEGIN;
+$load;
+SELECT pg_stat_get_xact_tuples_inserted('$t'::regclass) AS inserted \gset
+COMMIT;
+SET client_min_messages = warning;
+SELECT pg_current_wal_insert_lsn() AS stop \gset
+SELECT count(*) FROM $t \g /dev/null
+SELECT 'pages', (SELECT $(digest) FROM pages_of('$t') x),
+       'headers', (SELECT $(digest) FROM headers_of('$t') x),
+       'vm', (SELECT $(digest) FROM pg_visibility_map('$t') x),
+       'fsm', (SELECT $(digest) FROM pg_freespace('$t') x),
+       'wal', (SELECT $(digest) FROM (SELECT resource_manager, record_type, record_length,
+                      main_data_length, fpi_length, description
+               FROM pg_get_wal_records_info(:'start', :'stop')
+               WHERE block_ref LIKE '%/' || pg_relation_filenode('$t') || ' %' ORDER BY start_lsn) x),
+       'walrecords', (SELECT count(*) FROM pg_get_wal_records_info(:'start', :'stop')
+               WHERE block_ref LIKE '%/' || pg_relation_filenode('$t') || ' %'),
+       'inserted', :inserted,
+       'heapcheck', (SELECT count(*) FROM verify_heapam('$t')),
+       'rows', (SELECT $(digest) FROM (SELECT * FROM $t ORDER BY 1, 2, 3) x);
+SELECT 'indexcheck', count(bt_index_check(i.indexrelid, true))
+  FROM pg_index i WHERE i.indrelid = '$t'::regclass;
+SQL
+}
+
+# scenario LABEL DDL PRE LOAD [toast]: both sides, then the checks.
+scenario() {
+  local label=$1 off on
+  off=$(side off "$2" "$3" "$4")
+  on=$(side on "$2" "$3" "$4")
+  local o n
+  o=$(grep -E '^pages ' <<<"$off"); n=$(grep -E '^pages ' <<<"$on")
+  local debug rows toasted visible reused taken
+  debug=$(grep -o 'fastcopy: [0-9]* rows of "pg_on" onto heap pages by the page path; to heap_multi_insert: [0-9]* batches with TOAST-size rows, [0-9]* from an all-visible page on; [0-9]* pages' <<<"$on")
+  read -r rows toasted visible reused < <(sed -n 's/fastcopy: \([0-9]*\) rows.*insert: \([0-9]*\) batches.*rows, \([0-9]*\) from.* on; \([0-9]*\) pages/\1 \2 \3 \4/p' <<<"$debug")
+  case "${5:-}" in
+    toast) taken='[ "$toasted" -gt 0 ] && [ "$visible" = 0 ]' ;;
+    visible) taken='[ "$toasted" = 0 ] && [ "$visible" -gt 0 ]' ;;
+    reused) taken='[ "$toasted" = 0 ] && [ "$reused" -gt 0 ]' ;;
+    *) taken='[ "$toasted" = 0 ] && [ "$visible" = 0 ]' ;;
+  esac
+  taken='[ -n "$rows" ] && [ "$rows" -gt 0 ] && '"$taken"
+  check "pages $label: pages, headers, VM, FSM, WAL records, stats, rows as heap_multi_insert's; amcheck clean; ${rows:-?} rows by the page path, ${toasted:-?} batches with TOAST-size rows and ${visible:-?} from an all-visible page on to heap_multi_insert, ${reused:-?} pages with unused line pointers" \
+    '[ -n "$o" ] && [ "$o" = "$n" ] && grep -q " heapcheck 0 " <<<"$n" && ! grep -q ERROR <<<"$off$on" && grep -q "^indexcheck" <<<"$on" && '"$taken" \
+    "off: $off
+       on:  $on"
+}
+
+scenario "ints (a int, b int, c int)" \
+  "CREATE TABLE %T (a int, b int, c int)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-ints')"
+scenario "ints/text/NULLs, logged" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')"
+scenario "FREEZE into a table created in the transaction" \
+  "SELECT 1" "SELECT 1" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool); SELECT fastcopy.load('%T', '$data-mixed', freeze => true)"
+scenario "FREEZE after TRUNCATE in the transaction, ints" \
+  "CREATE TABLE %T (a int, b int, c int)" "INSERT INTO %T VALUES (1, 2, 3)" \
+  "TRUNCATE %T; SELECT fastcopy.load('%T', '$data-ints', freeze => true)"
+scenario "fillfactor 70" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool) WITH (fillfactor = 70)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')"
+scenario "rows, deletions and VACUUM before (free space map, unused line pointers, all-visible pages)" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
+  "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 5 = 0 OR a BETWEEN 20000 AND 30000; VACUUM %T" \
+  "SELECT fastcopy.load('%T', '$data-mixed')" visible
+scenario "all-visible pages with room, then a load (visibility map bits cleared)" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool) WITH (fillfactor = 50)" \
+  "INSERT INTO %T SELECT g, 'v', g, true FROM generate_series(1, 3000) g; VACUUM (FREEZE) %T; ALTER TABLE %T SET (fillfactor = 100)" \
+  "SELECT fastcopy.load('%T', '$data-mixed')" visible
+scenario "pages with unused line pointers that are not all-visible (VACUUM, then updates)" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
+  "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')" reused
+scenario "a primary key and an index" \
+  "CREATE TABLE %T (a int PRIMARY KEY, b text, c bigint, d bool); CREATE INDEX ON %T (c)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')"
+scenario "UNLOGGED" \
+  "CREATE UNLOGGED TABLE %T (a int, b int, c int)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-ints')"
+scenario "TEMP" \
+  "CREATE TEMP TABLE %T (a int, b text, c bigint, d bool)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')"
+scenario "TOAST-size values (their batches go to heap_multi_insert)" \
+  "CREATE TABLE %T (a int, b text, c int)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-toast')" toast
+
+psql -c "DROP TABLE IF EXISTS pg_off, pg_on" >/dev/null 2>&1
+rm -f "$data"-*
+exit $fail

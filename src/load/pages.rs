@@ -1,0 +1,655 @@
+//! The bulk page path: the buffered tuples of a plain heap table go onto heap pages through
+//! fastcopy's own page writer instead of `heap_multi_insert`, with the same result on the
+//! page, in the WAL, in the visibility map and in the statistics.
+//!
+//! `heap_multi_insert` spends most of its time in general-purpose calls made per tuple
+//! (`ExecFetchSlotHeapTuple`, `heap_prepare_insert`, `RelationPutHeapTuple` and
+//! `PageAddItemExtended`, `PageGetHeapFreeSpace`). Here the same steps are a few stores each,
+//! inline, in its order:
+//! 1. every tuple's header is set as `heap_prepare_insert` sets it (xmin, cmin, the xact bits
+//!    cleared, xmax invalid, frozen with `FREEZE`), the relation checked for serializable
+//!    conflicts (table level, before and after, as heap inserts check);
+//! 2. per page, the server's `RelationGetBufferForTuple` picks it, exactly as for COPY (the
+//!    bulk-insert state's current page, the free space map, or a new page; on 16+ with
+//!    `heap_multi_insert`'s estimate of the pages still needed), then, in a critical section,
+//!    as many tuples as fit under the fillfactor are appended (line pointer, tuple, `t_ctid`),
+//!    the all-visible flag cleared or (frozen into an empty page) set, the buffer dirtied, and
+//!    the page's `XLOG_HEAP2_MULTI_INSERT` record written as heapam.c writes it (with
+//!    `XLOG_HEAP_INIT_PAGE` for a page that was empty, the new-tuple flag and kept data when
+//!    the table is logically logged, "last in multi" on the flush's last page), so recovery,
+//!    standbys and logical decoding replay and decode it as the server's own record;
+//! 3. after the page, the visibility map bits of a frozen page; at the end the TIDs into the
+//!    slots (index entries and AFTER ROW triggers use them) and the insert count into the
+//!    statistics.
+//!
+//! Decided per load ([`Pages::new`]): `fastcopy.page_path`, the heap table AM, an ordinary
+//! table that is not a catalog, nor a user catalog table under `wal_level = logical` (the
+//! server would add a new-CID record per tuple), not in a parallel worker (the server's
+//! refusal then comes from `heap_multi_insert`). Per flush: if a tuple needs the toaster (too
+//! long, or holding external values), the whole flush goes to `heap_multi_insert`. Per page:
+//! a page with unused line pointers (after VACUUM) gets its tuples through
+//! `PageAddItemExtended`, which reuses them as it does for the server.
+//!
+//! The layouts of heapam_xlog.h's record structs are mirrored below with compile-time
+//! checks; the one version difference (16's `num_pages` argument) is in this file only.
+
+use crate::compat;
+use crate::guc;
+use pgrx::pg_sys;
+use std::ffi::c_int;
+use std::mem::{offset_of, size_of};
+
+const BLCKSZ: usize = pg_sys::BLCKSZ as usize;
+const fn maxalign(n: usize) -> usize {
+    (n + 7) & !7
+}
+/// `SizeOfPageHeaderData`.
+const PAGE_HEADER: usize = offset_of!(pg_sys::PageHeaderData, pd_linp);
+const LINE_POINTER: usize = size_of::<pg_sys::ItemIdData>();
+/// `SizeofHeapTupleHeader`: the fixed part of a tuple header, which the WAL record leaves out.
+const TUPLE_HEADER: usize = offset_of!(pg_sys::HeapTupleHeaderData, t_bits);
+/// `MaxHeapTuplesPerPage`.
+const MAX_TUPLES_PER_PAGE: usize = (BLCKSZ - PAGE_HEADER) / (maxalign(TUPLE_HEADER) + LINE_POINTER);
+/// `TOAST_TUPLE_THRESHOLD`: longer tuples go through the toaster (`heap_prepare_insert`).
+const TOAST_THRESHOLD: usize = ((BLCKSZ - maxalign(PAGE_HEADER + 4 * LINE_POINTER)) / 4) & !7;
+
+const _: () = assert!(PAGE_HEADER == 24 && LINE_POINTER == 4 && TUPLE_HEADER == 23);
+const _: () = assert!(BLCKSZ != 8192 || (MAX_TUPLES_PER_PAGE == 291 && TOAST_THRESHOLD == 2032));
+
+// access/heapam_xlog.h (the same in 15, 16, 17 and 18)
+const XLOG_HEAP2_MULTI_INSERT: u8 = 0x50;
+const XLOG_HEAP_INIT_PAGE: u8 = 0x80;
+const XLH_INSERT_LAST_IN_MULTI: u8 = 1 << 1;
+const XLH_INSERT_CONTAINS_NEW_TUPLE: u8 = 1 << 3;
+const XLH_INSERT_ALL_FROZEN_SET: u8 = 1 << 5;
+
+/// `xl_heap_multi_insert` without its `offsets[]` (which start at `SizeOfHeapMultiInsert`).
+#[repr(C)]
+struct XlHeapMultiInsert {
+    flags: u8,
+    ntuples: u16,
+}
+/// `xl_multi_insert_tuple`; `SizeOfMultiInsertTuple` is its size without the tail padding.
+#[repr(C)]
+struct XlMultiInsertTuple {
+    datalen: u16,
+    t_infomask2: u16,
+    t_infomask: u16,
+    t_hoff: u8,
+}
+const SIZE_OF_MULTI_INSERT: usize = size_of::<XlHeapMultiInsert>();
+const SIZE_OF_MULTI_INSERT_TUPLE: usize = offset_of!(XlMultiInsertTuple, t_hoff) + 1;
+const _: () = assert!(
+    offset_of!(XlHeapMultiInsert, flags) == 0
+        && offset_of!(XlHeapMultiInsert, ntuples) == 2
+        && SIZE_OF_MULTI_INSERT == 4
+);
+const _: () = assert!(
+    offset_of!(XlMultiInsertTuple, datalen) == 0
+        && offset_of!(XlMultiInsertTuple, t_infomask2) == 2
+        && offset_of!(XlMultiInsertTuple, t_infomask) == 4
+        && SIZE_OF_MULTI_INSERT_TUPLE == 7
+);
+
+/// Server functions pgrx does not bind, each called through pgrx's FFI guard.
+mod c {
+    use pgrx::pg_sys::{BlockNumber, Buffer, BulkInsertState, ItemPointer, Relation, Size};
+    use std::ffi::c_int;
+    // SAFETY: the declarations match access/hio.h (15: without `num_pages`, added in 16) and
+    // storage/predicate.h of 15, 16, 17 and 18.
+    unsafe extern "C-unwind" {
+        #[cfg(feature = "pg15")]
+        pub fn RelationGetBufferForTuple(
+            relation: Relation,
+            len: Size,
+            other_buffer: Buffer,
+            options: c_int,
+            bistate: BulkInsertState,
+            vmbuffer: *mut Buffer,
+            vmbuffer_other: *mut Buffer,
+        ) -> Buffer;
+        #[cfg(not(feature = "pg15"))]
+        pub fn RelationGetBufferForTuple(
+            relation: Relation,
+            len: Size,
+            other_buffer: Buffer,
+            options: c_int,
+            bistate: BulkInsertState,
+            vmbuffer: *mut Buffer,
+            vmbuffer_other: *mut Buffer,
+            num_pages: c_int,
+        ) -> Buffer;
+        pub fn CheckForSerializableConflictIn(
+            relation: Relation,
+            tid: ItemPointer,
+            blkno: BlockNumber,
+        );
+    }
+}
+
+/// The page writer of one relation (one per insert buffer that can take this path).
+pub struct Pages {
+    relid: pg_sys::Oid,
+    /// `RelationNeedsWAL`.
+    needwal: bool,
+    /// `RelationIsLogicallyLogged`: records carry the new tuples even with a page image.
+    logical: bool,
+    /// `RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)`.
+    save_free_space: usize,
+    tuples: Vec<pg_sys::HeapTuple>,
+    /// Where a page's WAL record is put together (heapam.c's `PGAlignedBlock scratch`).
+    scratch: Box<[u64; BLCKSZ / 8]>,
+    /// Rows this writer put on pages.
+    rows: u64,
+    /// Flushes that went to `heap_multi_insert` because a tuple needed the toaster.
+    toasted_flushes: u64,
+    /// Flushes whose rest went to `heap_multi_insert` at an all-visible page.
+    handed_over: u64,
+    /// Pages filled through `PageAddItemExtended` (they had unused line pointers).
+    reused_pages: u64,
+}
+
+impl Pages {
+    /// The page writer for `rel`, if the page path can take its rows (see the module
+    /// comment).
+    ///
+    /// # Safety
+    /// `rel` is open and locked RowExclusiveLock, on the backend thread, in the load's
+    /// transaction.
+    pub unsafe fn new(rel: pg_sys::Relation) -> Option<Pages> {
+        if !guc::page_path() {
+            return None;
+        }
+        // SAFETY: `rel` is a valid relcache entry (# Safety): plain field reads;
+        // `rd_options` is NULL or the `StdRdOptions` that `heap_reloptions` parsed for an
+        // ordinary table (checked first); `wal_level` and `ParallelWorkerNumber` are globals
+        // of the backend, read on its thread.
+        unsafe {
+            let form = (*rel).rd_rel;
+            if (*rel).rd_tableam != pg_sys::GetHeapamTableAmRoutine()
+                || (*form).relkind as u8 != pg_sys::RELKIND_RELATION
+                || pg_sys::ParallelWorkerNumber >= 0
+                || pg_sys::IsCatalogRelation(rel)
+            {
+                return None;
+            }
+            let needwal = (*form).relpersistence as u8 == pg_sys::RELPERSISTENCE_PERMANENT
+                && (pg_sys::wal_level >= pg_sys::WalLevel::WAL_LEVEL_REPLICA as c_int
+                    || !compat::created_in_this_transaction(rel));
+            let logical_info = pg_sys::wal_level >= pg_sys::WalLevel::WAL_LEVEL_LOGICAL as c_int;
+            let opts = (*rel).rd_options as *const pg_sys::StdRdOptions;
+            if logical_info && needwal && !opts.is_null() && (*opts).user_catalog_table {
+                return None;
+            }
+            let fillfactor = if opts.is_null() {
+                100
+            } else {
+                (*opts).fillfactor as usize
+            };
+            Some(Pages {
+                relid: (*rel).rd_id,
+                needwal,
+                logical: logical_info && needwal,
+                save_free_space: BLCKSZ * (100 - fillfactor) / 100,
+                tuples: Vec::new(),
+                scratch: Box::new([0; BLCKSZ / 8]),
+                rows: 0,
+                toasted_flushes: 0,
+                handed_over: 0,
+                reused_pages: 0,
+            })
+        }
+    }
+
+    /// Inserts the heap tuples of `slots` as `heap_multi_insert(rel, slots, n, cid, options,
+    /// bistate)` does and sets each slot's `tts_tid`; false, having done nothing, when a tuple
+    /// needs the toaster (the caller then hands the slots to `table_multi_insert`).
+    ///
+    /// # Safety
+    /// `rel` is the relation `new` was given, open; `slots` are heap-tuple slots each holding
+    /// a tuple formed for it (`store_fast`), not yet inserted, in memory that outlives the
+    /// call; `bistate` is the relation's bulk-insert state; in the load's transaction, on the
+    /// backend thread.
+    pub unsafe fn insert(
+        &mut self,
+        rel: pg_sys::Relation,
+        slots: &[*mut pg_sys::TupleTableSlot],
+        cid: pg_sys::CommandId,
+        options: c_int,
+        bistate: pg_sys::BulkInsertState,
+    ) -> bool {
+        self.tuples.clear();
+        for &slot in slots {
+            // SAFETY: a heap-tuple slot holding its tuple (# Safety).
+            let t = unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple };
+            // SAFETY: `t` is a formed tuple with its header (# Safety).
+            let (len, infomask) = unsafe { ((*t).t_len as usize, (*(*t).t_data).t_infomask) };
+            if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
+                self.toasted_flushes += 1;
+                return false;
+            }
+            self.tuples.push(t);
+        }
+        let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
+        // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
+        // change (# Safety), as `heap_prepare_insert` changes the slots' tuples.
+        unsafe {
+            let xid = pg_sys::GetCurrentTransactionId();
+            for &t in &self.tuples {
+                prepare(t, xid, cid, frozen, self.relid);
+            }
+            serializable_check(rel);
+        }
+        let n = self.tuples.len();
+        let mut vmbuffer: pg_sys::Buffer = pg_sys::InvalidBuffer as pg_sys::Buffer;
+        let mut ndone = 0;
+        #[cfg(not(feature = "pg15"))]
+        let (mut starting_with_empty_page, mut npages, mut npages_used) = (false, 0usize, 0usize);
+        while ndone < n {
+            pgrx::check_for_interrupts!();
+            // 16+: the pages the rest needs at worst, for the extension's size, as
+            // heap_multi_insert estimates them (again after a page that was not empty)
+            #[cfg(not(feature = "pg15"))]
+            {
+                if ndone == 0 || !starting_with_empty_page {
+                    npages = self.pages_needed(ndone);
+                    npages_used = 0;
+                } else {
+                    npages_used += 1;
+                }
+            }
+            // SAFETY: as the function's contract; the first remaining tuple is valid.
+            let buffer = unsafe {
+                let len = (*self.tuples[ndone]).t_len as pg_sys::Size;
+                let vm = &raw mut vmbuffer;
+                let invalid = pg_sys::InvalidBuffer as pg_sys::Buffer;
+                pg_sys::ffi::pg_guard_ffi_boundary(|| {
+                    #[cfg(feature = "pg15")]
+                    let b = c::RelationGetBufferForTuple(
+                        rel,
+                        len,
+                        invalid,
+                        options,
+                        bistate,
+                        vm,
+                        std::ptr::null_mut(),
+                    );
+                    #[cfg(not(feature = "pg15"))]
+                    let b = c::RelationGetBufferForTuple(
+                        rel,
+                        len,
+                        invalid,
+                        options,
+                        bistate,
+                        vm,
+                        std::ptr::null_mut(),
+                        (npages - npages_used) as c_int,
+                    );
+                    b
+                })
+            };
+            // SAFETY: `buffer` is pinned and exclusively locked, with room for the first
+            // remaining tuple under the fillfactor (RelationGetBufferForTuple's promise);
+            // `vmbuffer` is pinned where the page needs it (all-visible, or frozen into an
+            // empty page).
+            let Some((done, empty)) =
+                (unsafe { self.fill_page(rel, buffer, ndone, frozen, vmbuffer) })
+            else {
+                break;
+            };
+            #[cfg(not(feature = "pg15"))]
+            {
+                starting_with_empty_page = empty;
+            }
+            #[cfg(feature = "pg15")]
+            let _ = empty;
+            ndone += done;
+        }
+        // SAFETY: our pin of the visibility map page, if any; the slots are the tuples' (#
+        // Safety), their order that of `self.tuples`; the rest of them, if any, not inserted
+        // yet, and prepared as heap_multi_insert prepares them again.
+        unsafe {
+            if vmbuffer != pg_sys::InvalidBuffer as pg_sys::Buffer {
+                pg_sys::ReleaseBuffer(vmbuffer);
+            }
+            for (&slot, &t) in slots.iter().zip(&self.tuples[..ndone]) {
+                (*slot).tts_tid = (*t).t_self;
+            }
+            if ndone > 0 {
+                pg_sys::pgstat_count_heap_insert(rel, ndone as pg_sys::PgStat_Counter);
+            }
+            if ndone < n {
+                // An all-visible page (a page VACUUM marked, with room): the server's newer
+                // minor releases log the visibility map page in the record when they clear
+                // its bit and older ones do not, so the rest goes to heap_multi_insert, which
+                // finds the same page (the bulk-insert state holds it) and logs it as the
+                // running server does.
+                self.handed_over += 1;
+                pg_sys::table_multi_insert(
+                    rel,
+                    slots[ndone..].as_ptr() as *mut *mut pg_sys::TupleTableSlot,
+                    (n - ndone) as c_int,
+                    cid,
+                    options,
+                    bistate,
+                );
+            } else {
+                serializable_check(rel);
+            }
+        }
+        self.rows += ndone as u64;
+        true
+    }
+
+    /// The DEBUG1 line at the end of the relation's bulk insert: what took the page path.
+    pub fn report(&self, rel: pg_sys::Relation) {
+        // SAFETY: `rel` is open (the buffer's); its name is a NUL-terminated NameData.
+        let name = unsafe { std::ffi::CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr()) };
+        pgrx::debug1!(
+            "fastcopy: {} rows of \"{}\" onto heap pages by the page path; to heap_multi_insert: {} batches with TOAST-size rows, {} from an all-visible page on; {} pages with unused line pointers",
+            self.rows,
+            name.to_string_lossy(),
+            self.toasted_flushes,
+            self.handed_over,
+            self.reused_pages
+        );
+    }
+
+    /// `heap_multi_insert_pages`: pages the tuples from `done` on take at worst.
+    #[cfg(not(feature = "pg15"))]
+    fn pages_needed(&self, done: usize) -> usize {
+        let page = BLCKSZ - PAGE_HEADER - self.save_free_space;
+        let (mut npages, mut avail) = (1, page);
+        for &t in &self.tuples[done..] {
+            // SAFETY: the tuples are valid (`insert`'s contract).
+            let size = LINE_POINTER + maxalign(unsafe { (*t).t_len } as usize);
+            if avail < size {
+                npages += 1;
+                avail = page;
+            }
+            avail = avail.saturating_sub(size);
+        }
+        npages
+    }
+
+    /// Puts tuples from `ndone` on onto the page of `buffer` while they fit, logs the page,
+    /// releases the buffer: (tuples put, whether the page was empty); None, having only
+    /// released the buffer, for an all-visible page that is not loaded with FREEZE (see
+    /// `insert`).
+    ///
+    /// # Safety
+    /// As `insert`'s page loop: `buffer` pinned and exclusively locked with room for tuple
+    /// `ndone`, `vmbuffer` pinned for its page where needed.
+    unsafe fn fill_page(
+        &mut self,
+        rel: pg_sys::Relation,
+        buffer: pg_sys::Buffer,
+        ndone: usize,
+        frozen: bool,
+        vmbuffer: pg_sys::Buffer,
+    ) -> Option<(usize, bool)> {
+        // SAFETY: the buffer's page is ours to change while we hold its exclusive lock (#
+        // Safety). Nothing between the critical section's start and end can raise an ERROR
+        // but the server's own calls (which would then PANIC, as in heap_multi_insert), and
+        // nothing in it can panic: the tuple indexes stay below `self.tuples.len()`, the page
+        // offsets within the page (a tuple is put only when the free-space test, the server's
+        // or `free_space`, left room for it and its line pointer), and the record within the
+        // scratch block (its bytes per tuple, at most 8 + t_len - 23 + 2, are fewer than the
+        // MAXALIGN(t_len) + 4 the tuple takes on the page).
+        unsafe {
+            let page = pg_sys::BufferGetPage(buffer) as *mut u8;
+            let hdr = page as *mut pg_sys::PageHeaderData;
+            let blkno = pg_sys::BufferGetBlockNumber(buffer);
+            let all_visible = pg_sys::PD_ALL_VISIBLE as u16;
+            if (*hdr).pd_flags & all_visible != 0 && !frozen {
+                pg_sys::UnlockReleaseBuffer(buffer);
+                return None;
+            }
+            let empty = max_offset(hdr) == 0;
+            let all_frozen_set = empty && frozen;
+            // unused line pointers to reuse: the server's calls find them
+            let own = (*hdr).pd_flags & pg_sys::PD_HAS_FREE_LINES as u16 == 0;
+            self.reused_pages += u64::from(!own);
+            let n = self.tuples.len();
+
+            pg_sys::CritSectionCount += 1; // START_CRIT_SECTION
+            put(page, blkno, self.tuples[ndone], own);
+            let mut k = 1;
+            while ndone + k < n {
+                let t = self.tuples[ndone + k];
+                let free = match own {
+                    true => free_space(hdr),
+                    false => pg_sys::PageGetHeapFreeSpace(page as pg_sys::Page),
+                };
+                if free < maxalign((*t).t_len as usize) + self.save_free_space {
+                    break;
+                }
+                put(page, blkno, t, own);
+                k += 1;
+            }
+            // (an all-visible page stays so only with FREEZE, as in heap_multi_insert)
+            let mut flags = 0u8;
+            if all_frozen_set {
+                flags = XLH_INSERT_ALL_FROZEN_SET;
+                (*hdr).pd_flags |= all_visible;
+            }
+            pg_sys::MarkBufferDirty(buffer);
+            if self.needwal {
+                if ndone + k == n {
+                    flags |= XLH_INSERT_LAST_IN_MULTI;
+                }
+                let lsn = self.log_page(buffer, ndone, k, empty, flags);
+                (*hdr).pd_lsn.xlogid = (lsn >> 32) as u32;
+                (*hdr).pd_lsn.xrecoff = lsn as u32;
+            }
+            pg_sys::CritSectionCount -= 1; // END_CRIT_SECTION
+
+            if all_frozen_set {
+                // (InvalidTransactionId: FREEZE's tuples break the visibility rules on purpose)
+                pg_sys::visibilitymap_set(
+                    rel,
+                    blkno,
+                    buffer,
+                    0,
+                    vmbuffer,
+                    pg_sys::InvalidTransactionId,
+                    (pg_sys::VISIBILITYMAP_ALL_VISIBLE | pg_sys::VISIBILITYMAP_ALL_FROZEN) as u8,
+                );
+            }
+            pg_sys::UnlockReleaseBuffer(buffer);
+            Some((k, empty))
+        }
+    }
+
+    /// The page's `XLOG_HEAP2_MULTI_INSERT` record for tuples `from..from + k`, as
+    /// heap_multi_insert builds it: the record header (and the offsets, unless the page was
+    /// empty and is re-initialized at replay), then per tuple its `xl_multi_insert_tuple` at a
+    /// two-byte boundary and the tuple without its fixed header.
+    ///
+    /// # Safety
+    /// In `fill_page`'s critical section, the tuples put on the page of `buffer`, which is
+    /// locked and dirtied.
+    unsafe fn log_page(
+        &mut self,
+        buffer: pg_sys::Buffer,
+        from: usize,
+        k: usize,
+        init: bool,
+        mut flags: u8,
+    ) -> pg_sys::XLogRecPtr {
+        let base = self.scratch.as_mut_ptr() as *mut u8;
+        let data_at = SIZE_OF_MULTI_INSERT + if init { 0 } else { 2 * k };
+        let mut p = data_at;
+        // SAFETY: the record stays within the scratch block (see `fill_page`); the tuples
+        // are valid; the server calls are made as heap_multi_insert makes them.
+        unsafe {
+            for (i, &t) in self.tuples[from..from + k].iter().enumerate() {
+                let td = (*t).t_data;
+                if !init {
+                    let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
+                    off.write_unaligned((*t).t_self.ip_posid);
+                }
+                p = (p + 1) & !1; // SHORTALIGN
+                let datalen = (*t).t_len as usize - TUPLE_HEADER;
+                let h = base.add(p);
+                (h as *mut u16).write_unaligned(datalen as u16);
+                (h.add(2) as *mut u16).write_unaligned((*td).t_infomask2);
+                (h.add(4) as *mut u16).write_unaligned((*td).t_infomask);
+                *h.add(6) = (*td).t_hoff;
+                p += SIZE_OF_MULTI_INSERT_TUPLE;
+                std::ptr::copy_nonoverlapping(
+                    (td as *const u8).add(TUPLE_HEADER),
+                    base.add(p),
+                    datalen,
+                );
+                p += datalen;
+            }
+            let mut info = XLOG_HEAP2_MULTI_INSERT;
+            let mut bufflags = pg_sys::REGBUF_STANDARD as u8;
+            if self.logical {
+                flags |= XLH_INSERT_CONTAINS_NEW_TUPLE;
+                bufflags |= pg_sys::REGBUF_KEEP_DATA as u8;
+            }
+            if init {
+                info |= XLOG_HEAP_INIT_PAGE;
+                bufflags |= pg_sys::REGBUF_WILL_INIT as u8;
+            }
+            *base = flags;
+            *base.add(1) = 0;
+            (base.add(2) as *mut u16).write_unaligned(k as u16);
+            pg_sys::XLogBeginInsert();
+            pg_sys::XLogRegisterData(base as _, data_at as _);
+            pg_sys::XLogRegisterBuffer(0, buffer, bufflags);
+            pg_sys::XLogRegisterBufData(0, base.add(data_at) as _, (p - data_at) as _);
+            pg_sys::XLogSetRecordFlags(pg_sys::XLOG_INCLUDE_ORIGIN as u8);
+            pg_sys::XLogInsert(pg_sys::RmgrIds::RM_HEAP2_ID as pg_sys::RmgrId, info)
+        }
+    }
+}
+
+/// What `heap_prepare_insert` does to a tuple that needs no toaster.
+///
+/// # Safety
+/// `t` is a valid formed tuple, ours to change.
+#[inline]
+unsafe fn prepare(
+    t: pg_sys::HeapTuple,
+    xid: pg_sys::TransactionId,
+    cid: pg_sys::CommandId,
+    frozen: bool,
+    relid: pg_sys::Oid,
+) {
+    // SAFETY: as the function's contract; `t_choice` is the tuple's `t_heap` from here on.
+    unsafe {
+        let td = (*t).t_data;
+        (*td).t_infomask &= !(pg_sys::HEAP_XACT_MASK as u16);
+        (*td).t_infomask2 &= !(pg_sys::HEAP2_XACT_MASK as u16);
+        (*td).t_infomask |= pg_sys::HEAP_XMAX_INVALID as u16;
+        (*td).t_choice.t_heap.t_xmin = xid;
+        if frozen {
+            (*td).t_infomask |= pg_sys::HEAP_XMIN_FROZEN as u16;
+        }
+        (*td).t_choice.t_heap.t_field3.t_cid = cid;
+        (*td).t_infomask &= !(pg_sys::HEAP_COMBOCID as u16);
+        (*td).t_choice.t_heap.t_xmax = pg_sys::InvalidTransactionId;
+        (*t).t_tableOid = relid;
+    }
+}
+
+/// `PageGetMaxOffsetNumber`.
+///
+/// # Safety
+/// `hdr` is a valid page's header.
+#[inline]
+unsafe fn max_offset(hdr: *const pg_sys::PageHeaderData) -> usize {
+    // SAFETY: as the function's contract.
+    let lower = unsafe { (*hdr).pd_lower } as usize;
+    lower.saturating_sub(PAGE_HEADER) / LINE_POINTER
+}
+
+/// `PageGetHeapFreeSpace` of a page without unused line pointers.
+///
+/// # Safety
+/// `hdr` is a valid page's header.
+#[inline]
+unsafe fn free_space(hdr: *const pg_sys::PageHeaderData) -> usize {
+    // SAFETY: as the function's contract.
+    let (lower, upper) = unsafe { ((*hdr).pd_lower as usize, (*hdr).pd_upper as usize) };
+    let space = upper.saturating_sub(lower);
+    // SAFETY: as above.
+    if space < LINE_POINTER || unsafe { max_offset(hdr) } >= MAX_TUPLES_PER_PAGE {
+        return 0;
+    }
+    space - LINE_POINTER
+}
+
+/// `RelationPutHeapTuple`: the tuple onto the page (appended after the last line pointer, as
+/// `PageAddItemExtended` appends to a page without unused ones, or through it), its TID into
+/// `t_self` and the stored tuple's `t_ctid`.
+///
+/// # Safety
+/// The page is locked exclusively and has room for the tuple and a line pointer; `own` only
+/// if it has no unused line pointers; `t` is a valid prepared tuple.
+#[inline]
+unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, own: bool) {
+    // SAFETY: as the function's contract: the line pointer goes at `pd_lower` and the tuple
+    // at `pd_upper - MAXALIGN(len)`, both inside the page's free space.
+    unsafe {
+        let hdr = page as *mut pg_sys::PageHeaderData;
+        let len = (*t).t_len as usize;
+        let (off, at) = if own {
+            let lower = (*hdr).pd_lower as usize;
+            let upper = (*hdr).pd_upper as usize - maxalign(len);
+            let mut lp = pg_sys::ItemIdData::default();
+            lp.set_lp_off(upper as u32);
+            lp.set_lp_flags(pg_sys::LP_NORMAL);
+            lp.set_lp_len(len as u32);
+            (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+            std::ptr::copy_nonoverlapping((*t).t_data as *const u8, page.add(upper), len);
+            (*hdr).pd_lower = (lower + LINE_POINTER) as u16;
+            (*hdr).pd_upper = upper as u16;
+            ((lower - PAGE_HEADER) / LINE_POINTER + 1, upper)
+        } else {
+            let off = pg_sys::PageAddItemExtended(
+                page as pg_sys::Page,
+                (*t).t_data as pg_sys::Item,
+                len,
+                pg_sys::InvalidOffsetNumber,
+                pg_sys::PAI_IS_HEAP as c_int,
+            );
+            if off == pg_sys::InvalidOffsetNumber {
+                // (in the critical section: as the server's elog, a PANIC)
+                pgrx::ereport!(
+                    pgrx::PgLogLevel::PANIC,
+                    pgrx::PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+                    "failed to add tuple to page"
+                );
+            }
+            let lp = page.add(PAGE_HEADER + (off as usize - 1) * LINE_POINTER)
+                as *const pg_sys::ItemIdData;
+            (off as usize, (*lp).lp_off() as usize)
+        };
+        let tid = pg_sys::ItemPointerData {
+            ip_blkid: pg_sys::BlockIdData {
+                bi_hi: (blkno >> 16) as u16,
+                bi_lo: blkno as u16,
+            },
+            ip_posid: off as u16,
+        };
+        (*t).t_self = tid;
+        (*(page.add(at) as pg_sys::HeapTupleHeader)).t_ctid = tid;
+    }
+}
+
+/// `CheckForSerializableConflictIn(rel, NULL, InvalidBlockNumber)`: table-level SSI locks.
+///
+/// # Safety
+/// `rel` is open; in a transaction, on the backend thread.
+unsafe fn serializable_check(rel: pg_sys::Relation) {
+    // SAFETY: as the function's contract; the closure only calls the C function.
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| {
+            c::CheckForSerializableConflictIn(rel, std::ptr::null_mut(), pg_sys::InvalidBlockNumber)
+        })
+    }
+}
