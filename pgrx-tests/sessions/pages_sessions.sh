@@ -160,6 +160,41 @@ scenario "TOAST-size values (their batches go to heap_multi_insert)" \
   "CREATE TABLE %T (a int, b text, c int)" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-toast')" toast
 
+# wal_level = logical: the records carry the new tuples (and keep them next to a page image)
+# for logical decoding, as heap_multi_insert's; test_decoding shows the same changes
+restart() { scripts/cluster.sh stop "$m" >/dev/null; scripts/cluster.sh start "$m" >/dev/null; }
+psql -c "ALTER SYSTEM SET wal_level = logical" >/dev/null
+restart
+check "wal_level is logical for the next checks" '[ "$(psql -c "SHOW wal_level")" = logical ]'
+scenario "ints/text/NULLs under wal_level = logical" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')"
+scenario "rows, deletions and VACUUM before, under wal_level = logical (page images)" \
+  "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
+  "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
+  "SELECT fastcopy.load('%T', '$data-mixed')" reused
+psql -c "SELECT pg_drop_replication_slot('fastcopy_pages')" >/dev/null 2>&1
+psql -c "SELECT pg_create_logical_replication_slot('fastcopy_pages', 'test_decoding')" >/dev/null
+decoded() {
+  local s=$1 file=$2 cols=$3
+  psql -c "DROP TABLE IF EXISTS pg_$s" -c "CREATE TABLE pg_$s $cols" >/dev/null
+  psql -c "SELECT count(*) FROM pg_logical_slot_get_changes('fastcopy_pages', NULL, NULL)" >/dev/null
+  psql -c "SET fastcopy.page_path = $s" -c "SELECT fastcopy.load('pg_$s', '$file')" >/dev/null
+  psql -c "SELECT data FROM pg_logical_slot_get_changes('fastcopy_pages', NULL, NULL, 'include-xids', '0')" |
+    sed "s/pg_$s/pg_T/"
+}
+for f in mixed toast; do
+  cols="(a int, b text, c bigint, d bool)"; [ $f = toast ] && cols="(a int, b text, c int)"
+  off=$(decoded off "$data-$f" "$cols"); on=$(decoded on "$data-$f" "$cols")
+  inserts=$(grep -c '^table public.pg_T: INSERT: a\[integer\]' <<<"$on")
+  check "pages logical decoding ($f): test_decoding shows the same $inserts INSERTs, in order, with their values" \
+    '[ "$inserts" -gt 1000 ] && [ "$off" = "$on" ] && ! grep -q "no-tuple-data" <<<"$on"' \
+    "$(diff <(echo "$off") <(echo "$on") | head -5)"
+done
+psql -c "SELECT pg_drop_replication_slot('fastcopy_pages')" >/dev/null
+psql -c "ALTER SYSTEM RESET wal_level" >/dev/null
+restart
+
 psql -c "DROP TABLE IF EXISTS pg_off, pg_on" >/dev/null 2>&1
 rm -f "$data"-*
 exit $fail
