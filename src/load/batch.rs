@@ -60,7 +60,13 @@ pub struct Buffer {
     /// From the partitioned root's rows to this partition's, NULL when they match.
     pub map: *mut pg_sys::TupleConversionMap,
     /// The bulk page path's writer, when it takes this relation's rows (`pages.rs`).
-    pages: Option<Pages>,
+    pub pages: Option<Pages>,
+    /// The page path without slots: no index, AFTER ROW trigger, constraint or partition
+    /// check needs the row in a slot, so `store_fast` pushes the tuple to `pages` directly.
+    pub slotless: bool,
+    /// Where the slots and their descriptor live: the memory context current when the buffer
+    /// was made (the load's), not the batch memory a flush resets.
+    memory: pg_sys::MemoryContext,
     last_used: u64,
 }
 
@@ -79,7 +85,7 @@ impl Buffer {
             let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
             let constr = (*(*rel).rd_att).constr;
             let is_partition = (*(*rel).rd_rel).relispartition;
-            Buffer {
+            let mut buffer = Buffer {
                 rri,
                 rel,
                 slots: Vec::new(),
@@ -119,17 +125,35 @@ impl Buffer {
                     true => Pages::new(rel),
                     false => None,
                 },
+                slotless: false,
+                memory: pg_sys::CurrentMemoryContext,
                 last_used: 0,
-            }
+            };
+            buffer.slotless = buffer.pages.is_some()
+                && !buffer.has_indexes
+                && !buffer.after_row
+                && !buffer.has_constraints
+                && !buffer.partition_check
+                && !buffer.single;
+            buffer
         }
     }
 
     /// The next empty heap-tuple slot (created on first use, reused after).
     #[inline]
     pub fn next_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
-        if self.used == self.slots.len() {
-            // SAFETY: the relation is open; the slots are dropped in `finish`.
+        self.slot_at(self.used)
+    }
+
+    /// Slot `i` (created, with those before it, on first use).
+    #[inline]
+    fn slot_at(&mut self, i: usize) -> *mut pg_sys::TupleTableSlot {
+        while i >= self.slots.len() {
+            // SAFETY: the relation is open; the slots are dropped in `finish`, and made in the
+            // buffer's own memory context (a flush may call this with the batch memory
+            // current).
             unsafe {
+                let old = pg_sys::MemoryContextSwitchTo(self.memory);
                 if self.slot_desc.is_null() {
                     // A copy of the relation's descriptor that is not reference-counted:
                     // slots of the relation's own would each pin it in the resource owner, and
@@ -142,10 +166,10 @@ impl Buffer {
                 );
                 self.slot_flags = tuple::constant_flags(slot);
                 self.slots.push(slot);
+                pg_sys::MemoryContextSwitchTo(old);
             }
-            self.linenos.push(0);
         }
-        self.slots[self.used]
+        self.slots[i]
     }
 
     /// Inserts the buffered rows, then their index entries and AFTER ROW triggers.
@@ -178,27 +202,28 @@ impl Buffer {
                     self.bistate,
                 );
             } else {
-                let slots = &self.slots[..self.used];
-                let paged = match &mut self.pages {
+                let done = match &mut self.pages {
                     // the tuples were formed by `store_fast` into the batch memory
                     Some(p) => {
-                        p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate)
+                        let slots = (!self.slotless).then(|| &self.slots[..self.used]);
+                        match p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate) {
+                            Ok(()) => self.used,
+                            Err(done) => done,
+                        }
                     }
-                    None => false,
+                    None => 0,
                 };
-                if !paged {
-                    pg_sys::table_multi_insert(
-                        self.rel,
-                        self.slots.as_mut_ptr(),
-                        self.used as i32,
-                        batch.cid,
-                        target.ti_options,
-                        self.bistate,
-                    );
+                if done < self.used {
+                    self.multi_insert_rest(done, batch, target);
                 }
             }
             pg_sys::MemoryContextSwitchTo(old);
-            for i in 0..self.used {
+            if let Some(p) = &mut self.pages {
+                p.clear();
+            }
+            // (without slots, nothing is left to do per row)
+            let per_row = if self.slotless { 0 } else { self.used };
+            for i in 0..per_row {
                 let slot = self.slots[i];
                 if !self.single && (self.has_indexes || self.after_row) {
                     pos.at_line(self.linenos[i]);
@@ -229,6 +254,46 @@ impl Buffer {
         }
         self.used = 0;
         self.tuple_bytes = 0;
+    }
+
+    /// `table_multi_insert` of the buffered rows from `done` on (those the page path left,
+    /// see `Pages::insert`). Without slots, they are put into slots first, and the slots
+    /// emptied after.
+    ///
+    /// # Safety
+    /// As `flush`, in the batch memory context.
+    unsafe fn multi_insert_rest(&mut self, done: usize, batch: &BatchState, target: &Target) {
+        let n = self.used - done;
+        let first = if self.slotless {
+            let rest: Vec<pg_sys::HeapTuple> = match &self.pages {
+                Some(p) => p.tuples()[done..self.used].to_vec(),
+                None => Vec::new(),
+            };
+            for (i, &t) in rest.iter().enumerate() {
+                let slot = self.slot_at(i);
+                // SAFETY: a tuple formed for this relation, in the batch memory.
+                unsafe { tuple::store(slot, t, (*self.rel).rd_id, self.slot_flags) };
+            }
+            0
+        } else {
+            done
+        };
+        // SAFETY: the slots `first..first + n` hold the rows not inserted yet (# Safety).
+        unsafe {
+            pg_sys::table_multi_insert(
+                self.rel,
+                self.slots.as_mut_ptr().add(first),
+                n as i32,
+                batch.cid,
+                target.ti_options,
+                self.bistate,
+            );
+            if self.slotless {
+                for &slot in &self.slots[..n] {
+                    tuple::forget(slot, self.slot_flags);
+                }
+            }
+        }
     }
 
     /// A foreign table's row (`single`: one at a time) to its FDW, then its AFTER ROW
@@ -389,7 +454,10 @@ impl Batch {
     #[inline]
     pub fn add(&mut self, b: usize, line: u64, raw_len: usize) -> bool {
         let buf = &mut self.buffers[b];
-        buf.linenos[buf.used] = line;
+        match buf.linenos.get_mut(buf.used) {
+            Some(l) => *l = line,
+            None => buf.linenos.push(line),
+        }
         buf.used += 1;
         self.used += 1;
         self.bytes += raw_len;

@@ -201,34 +201,59 @@ impl Pages {
         }
     }
 
-    /// Inserts the heap tuples of `slots` as `heap_multi_insert(rel, slots, n, cid, options,
-    /// bistate)` does and sets each slot's `tts_tid`; false, having done nothing, when a tuple
-    /// needs the toaster (the caller then hands the slots to `table_multi_insert`).
+    /// A tuple formed by `store_fast` for a buffer without slots (no per-row executor step
+    /// after the insert: no index, no AFTER ROW trigger, no constraint to check).
+    #[inline]
+    pub fn push(&mut self, t: pg_sys::HeapTuple) {
+        self.tuples.push(t);
+    }
+
+    /// The tuples of the current batch (pushed, or gathered from the slots by `insert`).
+    pub fn tuples(&self) -> &[pg_sys::HeapTuple] {
+        &self.tuples
+    }
+
+    /// Forgets the batch's tuples (after its flush, before the batch memory is reset).
+    pub fn clear(&mut self) {
+        self.tuples.clear();
+    }
+
+    /// Inserts the batch's tuples, those of `slots` (their `tts_tid` then set) or, without
+    /// slots, those pushed, as `heap_multi_insert(rel, slots, n, cid, options, bistate)`
+    /// does. `Err(done)`: the tuples from `done` on are not inserted, and the caller hands
+    /// them to `table_multi_insert`: all of them (`done` 0, nothing done) when one needs the
+    /// toaster, the rest when a page the server picked is all-visible (the server's newer
+    /// minor releases log the visibility map page in the record when they clear its bit and
+    /// older ones do not; heap_multi_insert finds the same page, which the bulk-insert state
+    /// holds, and logs it as the running server does).
     ///
     /// # Safety
-    /// `rel` is the relation `new` was given, open; `slots` are heap-tuple slots each holding
-    /// a tuple formed for it (`store_fast`), not yet inserted, in memory that outlives the
-    /// call; `bistate` is the relation's bulk-insert state; in the load's transaction, on the
-    /// backend thread.
+    /// `rel` is the relation `new` was given, open; `slots`, if given, are heap-tuple slots
+    /// each holding a tuple formed for it (`store_fast`), else the pushed tuples are; none
+    /// inserted yet, in memory that outlives the call; `bistate` is the relation's bulk-insert
+    /// state; in the load's transaction, on the backend thread.
     pub unsafe fn insert(
         &mut self,
         rel: pg_sys::Relation,
-        slots: &[*mut pg_sys::TupleTableSlot],
+        slots: Option<&[*mut pg_sys::TupleTableSlot]>,
         cid: pg_sys::CommandId,
         options: c_int,
         bistate: pg_sys::BulkInsertState,
-    ) -> bool {
-        self.tuples.clear();
-        for &slot in slots {
-            // SAFETY: a heap-tuple slot holding its tuple (# Safety).
-            let t = unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple };
+    ) -> Result<(), usize> {
+        if let Some(slots) = slots {
+            self.tuples.clear();
+            // SAFETY: heap-tuple slots holding their tuples (# Safety).
+            self.tuples.extend(slots.iter().map(|&slot| unsafe {
+                (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple
+            }));
+        }
+        for &t in &self.tuples {
             // SAFETY: `t` is a formed tuple with its header (# Safety).
             let (len, infomask) = unsafe { ((*t).t_len as usize, (*(*t).t_data).t_infomask) };
             if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
                 self.toasted_flushes += 1;
-                return false;
+                return Err(0);
             }
-            self.tuples.push(t);
         }
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
         // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
@@ -306,39 +331,29 @@ impl Pages {
             ndone += done;
         }
         // SAFETY: our pin of the visibility map page, if any; the slots are the tuples' (#
-        // Safety), their order that of `self.tuples`; the rest of them, if any, not inserted
-        // yet, and prepared as heap_multi_insert prepares them again.
+        // Safety), their order that of `self.tuples`.
         unsafe {
             if vmbuffer != pg_sys::InvalidBuffer as pg_sys::Buffer {
                 pg_sys::ReleaseBuffer(vmbuffer);
             }
-            for (&slot, &t) in slots.iter().zip(&self.tuples[..ndone]) {
-                (*slot).tts_tid = (*t).t_self;
+            if let Some(slots) = slots {
+                for (&slot, &t) in slots.iter().zip(&self.tuples[..ndone]) {
+                    (*slot).tts_tid = (*t).t_self;
+                }
             }
             if ndone > 0 {
                 pg_sys::pgstat_count_heap_insert(rel, ndone as pg_sys::PgStat_Counter);
             }
-            if ndone < n {
-                // An all-visible page (a page VACUUM marked, with room): the server's newer
-                // minor releases log the visibility map page in the record when they clear
-                // its bit and older ones do not, so the rest goes to heap_multi_insert, which
-                // finds the same page (the bulk-insert state holds it) and logs it as the
-                // running server does.
-                self.handed_over += 1;
-                pg_sys::table_multi_insert(
-                    rel,
-                    slots[ndone..].as_ptr() as *mut *mut pg_sys::TupleTableSlot,
-                    (n - ndone) as c_int,
-                    cid,
-                    options,
-                    bistate,
-                );
-            } else {
-                serializable_check(rel);
-            }
         }
         self.rows += ndone as u64;
-        true
+        if ndone < n {
+            // (the rest's tuples are prepared as heap_multi_insert prepares them again)
+            self.handed_over += 1;
+            return Err(ndone);
+        }
+        // SAFETY: as above.
+        unsafe { serializable_check(rel) };
+        Ok(())
     }
 
     /// The DEBUG1 line at the end of the relation's bulk insert: what took the page path.

@@ -64,10 +64,16 @@ impl Batch {
             let buf = &mut self.buffers[0];
             // its place on a heap page: MAXALIGNed tuple and a line pointer
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
-            let slot = buf.next_slot();
-            tuple::store(slot, tuple, target.relid, buf.slot_flags);
-            if buf.has_constraints || buf.partition_check {
-                check_row(target, slot, buf.has_constraints, buf.partition_check);
+            match (&mut buf.pages, buf.slotless) {
+                // nothing needs the row in a slot: straight to the page writer
+                (Some(pages), true) => pages.push(tuple),
+                _ => {
+                    let slot = buf.next_slot();
+                    tuple::store(slot, tuple, target.relid, buf.slot_flags);
+                    if buf.has_constraints || buf.partition_check {
+                        check_row(target, slot, buf.has_constraints, buf.partition_check);
+                    }
+                }
             }
             Stored::from_full(self.add(0, row.line_no(), row.raw_len()))
         }
