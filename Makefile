@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary fmt start stop psql fuzz fuzz-sql
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
@@ -35,7 +35,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary
+bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages
 
 bench-parse: setup
 	bench/parse.sh
@@ -58,6 +58,9 @@ bench-binary: setup
 
 bench-lotsaints: setup
 	bench/lotsaints.sh
+
+bench-pages: setup
+	bench/pages.sh
 
 bench-ints10m: setup
 	bench/ints10m.sh
