@@ -206,7 +206,8 @@ impl Buffer {
                     // the tuples were formed by `store_fast` into the batch memory
                     Some(p) => {
                         let slots = (!self.slotless).then(|| &self.slots[..self.used]);
-                        match p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate) {
+                        match p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate)
+                        {
                             Ok(()) => self.used,
                             Err(done) => done,
                         }

@@ -25,10 +25,18 @@
 //! Decided per load ([`Pages::new`]): `fastcopy.page_path`, the heap table AM, an ordinary
 //! table that is not a catalog, nor a user catalog table under `wal_level = logical` (the
 //! server would add a new-CID record per tuple), not in a parallel worker (the server's
-//! refusal then comes from `heap_multi_insert`). Per flush: if a tuple needs the toaster (too
-//! long, or holding external values), the whole flush goes to `heap_multi_insert`. Per page:
-//! a page with unused line pointers (after VACUUM) gets its tuples through
+//! refusal then comes from `heap_multi_insert`). Per batch, what the writer leaves goes to
+//! `heap_multi_insert` (through the caller, `Buffer::flush`): the whole batch if a tuple needs
+//! the toaster (too long, or holding external values); the rest of it from a page that is
+//! all-visible (VACUUM marked it and it has room): clearing that bit is logged differently by
+//! the server's minor releases (newer ones register the visibility map page in the record),
+//! and `heap_multi_insert` continues on the same page, which the bulk-insert state holds. Per
+//! page: a page with unused line pointers (after VACUUM) gets its tuples through
 //! `PageAddItemExtended`, which reuses them as it does for the server.
+//!
+//! A buffer whose rows need nothing per row after the insert (no index, AFTER ROW trigger,
+//! constraint or partition check) hands its tuples to the writer without slots
+//! ([`Pages::push`]); otherwise they come from the slots, which get their TIDs back.
 //!
 //! The layouts of heapam_xlog.h's record structs are mirrored below with compile-time
 //! checks; the one version difference (16's `num_pages` argument) is in this file only.
@@ -243,9 +251,11 @@ impl Pages {
         if let Some(slots) = slots {
             self.tuples.clear();
             // SAFETY: heap-tuple slots holding their tuples (# Safety).
-            self.tuples.extend(slots.iter().map(|&slot| unsafe {
-                (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple
-            }));
+            self.tuples.extend(
+                slots
+                    .iter()
+                    .map(|&slot| unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple }),
+            );
         }
         for &t in &self.tuples {
             // SAFETY: `t` is a formed tuple with its header (# Safety).
