@@ -5,7 +5,9 @@
 # max_buffered_tuples 1000 / 5000 / 10000. Wall time until every session is done, median of
 # ROUNDS (default 9), TRUNCATE before each; every round runs each loader once, in a random
 # order, and the ratios are medians of each round's ratio to COPY and to fastcopy's default
-# (server/auto). Writes bench/results/concurrent.md.
+# (server/auto). Also fastcopy with fastcopy.page_path = off (rows through heap_multi_insert).
+# QUICK=1: only COPY, fastcopy's default and page_path off; OUT: the result file. Writes
+# bench/results/concurrent.md.
 #   bench/concurrent.sh [majors...]      default: 15 16 17 18
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -14,7 +16,7 @@ cd "$here/.."
 . bench/lib.sh
 majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-9}
-out=bench/results/concurrent.md
+out=${OUT:-bench/results/concurrent.md}
 tmp=$(mktemp)
 for m in "${majors[@]}"; do
   use_major "$m"
@@ -33,7 +35,10 @@ for m in "${majors[@]}"; do
            "fastcopy sticky/auto, 64 pages|SET fastcopy.extend_strategy = sticky;|SELECT fastcopy.load('conc_t', 'FILE')"
            "fastcopy server, max_buffered_tuples 5000|SET fastcopy.max_buffered_tuples = 5000; SET fastcopy.max_buffered_bytes = '1MB';|SELECT fastcopy.load('conc_t', 'FILE')"
            "fastcopy server, max_buffered_tuples 10000|SET fastcopy.max_buffered_tuples = 10000; SET fastcopy.max_buffered_bytes = '1MB';|SELECT fastcopy.load('conc_t', 'FILE')")
-  if [ "$m" -ge 16 ]; then
+  configs+=("fastcopy server, page_path off|SET fastcopy.page_path = off;|SELECT fastcopy.load('conc_t', 'FILE')")
+  # QUICK=1: COPY, fastcopy's default and the page path off only
+  [ -n "${QUICK:-}" ] && configs=("${configs[0]}" "${configs[1]}" "${configs[-1]}")
+  if [ "$m" -ge 16 ] && [ -z "${QUICK:-}" ]; then
     configs+=("fastcopy fixed/fallocate, 64 pages|SET fastcopy.extend_strategy = fixed; SET fastcopy.extend_method = fallocate;|SELECT fastcopy.load('conc_t', 'FILE')")
   fi
   nc=${#configs[@]}
