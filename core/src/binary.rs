@@ -243,6 +243,35 @@ impl<R: Read> Decoder for BinaryReader<R> {
     fn bytes_read(&self) -> u64 {
         self.input.bytes_read()
     }
+
+    fn lines_read(&self) -> u64 {
+        self.tuple
+    }
+
+    /// The next tuple's field count and every field are in the buffer (a negative count, the
+    /// trailer, needs nothing more).
+    fn row_buffered(&self) -> bool {
+        if self.done || self.input.at_eof() {
+            return true;
+        }
+        let rest = &self.input.data()[self.input.pos()..];
+        let Some(&[a, b]) = rest.get(..2) else {
+            return false;
+        };
+        let fields = i16::from_be_bytes([a, b]);
+        let mut at = 2usize;
+        for _ in 0..fields.max(0) {
+            let Some(&[a, b, c, d]) = rest.get(at..at + 4) else {
+                return false;
+            };
+            let len = i32::from_be_bytes([a, b, c, d]);
+            at += 4 + len.max(0) as usize;
+            if at > rest.len() {
+                return false;
+            }
+        }
+        true
+    }
 }
 
 /// Writes COPY binary data: for tests, benchmarks and the fuzz targets' valid streams.

@@ -19,6 +19,20 @@ pub trait Decoder {
 
     /// Bytes read from the source so far (the progress view's `bytes_processed`).
     fn bytes_read(&self) -> u64;
+
+    /// The next row can be read from what is buffered, without reading the source (or the
+    /// data has ended). `true` when the decoder cannot tell: it is a hint for
+    /// [`RowBlock::fill`](crate::pipeline::RowBlock::fill), which hands over the rows it has
+    /// before the reader would wait for a stream (COPY loads every complete line it has
+    /// before it reads more input).
+    fn row_buffered(&self) -> bool {
+        true
+    }
+
+    /// COPY's `cur_lineno`: the lines (binary: tuples) read so far, the end marker's (or the
+    /// trailer's) included. What a CONTEXT names while the rest of a stream is read after
+    /// the end marker.
+    fn lines_read(&self) -> u64;
 }
 
 impl<R: Read> Decoder for RowReader<R> {
@@ -30,6 +44,14 @@ impl<R: Read> Decoder for RowReader<R> {
     #[inline]
     fn bytes_read(&self) -> u64 {
         RowReader::bytes_read(self)
+    }
+
+    fn row_buffered(&self) -> bool {
+        RowReader::row_buffered(self)
+    }
+
+    fn lines_read(&self) -> u64 {
+        RowReader::lines_read(self)
     }
 }
 
@@ -95,6 +117,10 @@ mod tests {
         fn bytes_read(&self) -> u64 {
             self.input.bytes_read()
         }
+
+        fn lines_read(&self) -> u64 {
+            self.rows
+        }
     }
 
     #[test]
@@ -106,7 +132,7 @@ mod tests {
             rows: 0,
         };
         let mut block = crate::pipeline::RowBlock::new(8);
-        block.fill(&mut d, 1 << 20, None);
+        block.fill(&mut d, 1 << 20, None, None);
         let rows = block.rows();
         assert_eq!(rows.len(), 1);
         let r = &rows[0];

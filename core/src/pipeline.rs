@@ -16,6 +16,7 @@
 use crate::decode::Decoder;
 use crate::input::{InputError, Row};
 use crate::int::{self, Grammar};
+use crate::stream::Readiness;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Integer width of an input field the block converts.
@@ -64,6 +65,8 @@ pub struct RowBlock {
     pub bytes_read: u64,
     /// `Some` once the input ended: after the rows of this block there are no more.
     pub end: Option<Result<(), InputError>>,
+    /// The decoder's [`lines_read`](Decoder::lines_read) when the block was filled.
+    pub lines_read: u64,
 }
 
 impl RowBlock {
@@ -74,6 +77,7 @@ impl RowBlock {
             ints: Vec::new(),
             width: 0,
             bytes_read: 0,
+            lines_read: 0,
             end: None,
         }
     }
@@ -86,6 +90,7 @@ impl RowBlock {
             ints: Vec::new(),
             width: 0,
             bytes_read: 0,
+            lines_read: 0,
             end: None,
         }
     }
@@ -109,12 +114,15 @@ impl RowBlock {
     }
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
-    /// converts the integer fields of `plan`.
+    /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
+    /// until the next row would wait for the stream: the rows so far go to the loader first,
+    /// as COPY loads every complete line it has before it reads more.
     pub fn fill<D: Decoder + ?Sized>(
         &mut self,
         reader: &mut D,
         max_bytes: usize,
         plan: Option<&IntPlan>,
+        ready: Option<&Readiness>,
     ) {
         self.len = 0;
         self.end = None;
@@ -122,6 +130,9 @@ impl RowBlock {
         self.ints.resize(self.rows.len() * self.width, None);
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
+            if self.len > 0 && ready.is_some_and(|r| !r.queued()) && !reader.row_buffered() {
+                break;
+            }
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
                     bytes += self.rows[self.len].raw_len();
@@ -147,6 +158,7 @@ impl RowBlock {
             }
         }
         self.bytes_read = reader.bytes_read();
+        self.lines_read = reader.lines_read();
     }
 }
 
@@ -196,9 +208,10 @@ pub fn produce<D: Decoder>(
     empty: Receiver<RowBlock>,
     max_bytes: usize,
     plan: Option<IntPlan>,
+    ready: Option<Readiness>,
 ) {
     while let Ok(mut block) = empty.recv() {
-        block.fill(&mut reader, max_bytes, plan.as_ref());
+        block.fill(&mut reader, max_bytes, plan.as_ref(), ready.as_ref());
         let last = block.end.is_some();
         if full.send(block).is_err() || last {
             return;
@@ -247,7 +260,7 @@ mod tests {
                 for _ in 0..3 {
                     empty_tx.send(RowBlock::new(block_rows)).unwrap();
                 }
-                s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None));
+                s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None, None));
                 while let Ok(block) = full_rx.recv() {
                     if consume(&block) {
                         break;
@@ -260,7 +273,7 @@ mod tests {
             let mut reader = reader;
             let mut block = RowBlock::new(block_rows);
             loop {
-                block.fill(&mut reader, 1 << 20, None);
+                block.fill(&mut reader, 1 << 20, None, None);
                 if consume(&block) {
                     break;
                 }
@@ -310,7 +323,7 @@ mod tests {
         ]);
         let mut reader = BinaryReader::new(&data[..], 3, 7, 18);
         let mut block = RowBlock::new(8);
-        block.fill(&mut reader, 1 << 20, plan.as_ref());
+        block.fill(&mut reader, 1 << 20, plan.as_ref(), None);
         assert_eq!(block.ints(0), &[Some(-5), Some(i32::MIN as i64), Some(-1)]);
         assert_eq!(block.ints(1), &[Some(-5), None, None]);
         assert!(IntPlan::binary(vec![None]).is_none());
@@ -325,7 +338,7 @@ mod tests {
         );
         let mut reader = RowReader::new(&data[..], Options::text());
         let mut block = RowBlock::new(8);
-        block.fill(&mut reader, 1 << 20, plan.as_ref());
+        block.fill(&mut reader, 1 << 20, plan.as_ref(), None);
         assert_eq!(block.rows().len(), 3);
         assert_eq!(block.ints(0), &[Some(1), Some(-2), None]);
         assert_eq!(block.ints(1), &[None, Some(7), None]); // 40000 is out of range for int2
@@ -343,12 +356,52 @@ mod tests {
                 empty_tx.send(RowBlock::new(10)).unwrap();
             }
             let reader = RowReader::new(&data[..], Options::text());
-            let h = s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None));
+            let h = s.spawn(move || produce(reader, full_tx, empty_rx, 1 << 20, None, None));
             let first = full_rx.recv().unwrap();
             assert_eq!(first.rows().len(), 10);
             drop(full_rx);
             drop(empty_tx);
             h.join().unwrap();
+        });
+    }
+
+    /// On a stream, a block ends where the next row would wait for the writer: the complete
+    /// lines go to the loader before the reader waits (COPY loads them before it reads on),
+    /// and the writer then sees the reader waiting with nothing queued.
+    #[test]
+    fn a_stream_hands_over_its_complete_lines_before_it_waits() {
+        use crate::stream::{Refused, channel};
+        let (mut w, r) = channel(4);
+        let ready = r.readiness();
+        w.try_send(b"1\n2\n3".to_vec()).unwrap();
+        std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut reader = RowReader::new(r, Options::text());
+                let mut block = RowBlock::new(100);
+                block.fill(&mut reader, 1 << 20, None, Some(&ready));
+                let first = block.rows().len();
+                let mut rest = 0;
+                loop {
+                    block.fill(&mut reader, 1 << 20, None, Some(&ready));
+                    rest += block.rows().len();
+                    if block.end.is_some() {
+                        return (first, rest);
+                    }
+                }
+            });
+            while !w.reader_waiting() {
+                std::thread::yield_now();
+            }
+            w.try_send(b"3\n4\n".to_vec()).unwrap();
+            loop {
+                match w.try_finish() {
+                    Ok(()) => break,
+                    Err(Refused::Full(_)) => std::thread::yield_now(),
+                    Err(Refused::Closed) => panic!("reader gone"),
+                }
+            }
+            // two rows before the wait; "33" and "4" after it
+            assert_eq!(h.join().unwrap(), (2, 2));
         });
     }
 }

@@ -27,6 +27,10 @@ impl SqlState {
     pub const INSUFFICIENT_RESOURCES: SqlState = SqlState(*b"53000");
     /// 53100 `disk_full` (ENOSPC).
     pub const DISK_FULL: SqlState = SqlState(*b"53100");
+    /// 08P01 `protocol_violation` (an unexpected message type during COPY from stdin).
+    pub const PROTOCOL_VIOLATION: SqlState = SqlState(*b"08P01");
+    /// 57014 `query_canceled` (a client's CopyFail: "COPY from stdin failed: …").
+    pub const QUERY_CANCELED: SqlState = SqlState(*b"57014");
     /// 58030 `io_error` (EIO, and read errors without an OS error number).
     pub const IO_ERROR: SqlState = SqlState(*b"58030");
     /// 58P01 `undefined_file` (ENOENT).

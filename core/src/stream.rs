@@ -11,6 +11,8 @@
 //! on the reader's side, never a clean end of the data.
 
 use std::io::{self, Read};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
 
 /// What travels: a chunk of data, the end of it, or an error where the data stops.
@@ -37,14 +39,46 @@ impl std::fmt::Display for ServerError {
 
 impl std::error::Error for ServerError {}
 
+/// What both ends see of the stream's state, for the server's order of work: COPY reads
+/// more input only after it has loaded every complete line it has, so the reader thread
+/// hands over the rows it has before it waits for input ([`Readiness`]), and the backend
+/// waits for the client only once the reader waits ([`StreamWriter::reader_waiting`]).
+#[derive(Default)]
+struct Shared {
+    /// Messages sent and not yet taken by the reader, and [`WAITING`]: the reader waits for a
+    /// message (or is about to) and has taken none since it said so. One word, so that
+    /// "waiting with nothing queued" is one observation.
+    state: AtomicUsize,
+}
+
+const WAITING: usize = 1 << (usize::BITS - 1);
+
+/// The reader side's view of whether input is there to read without waiting.
+#[derive(Clone)]
+pub struct Readiness(Arc<Shared>);
+
+impl Readiness {
+    /// A message (data, the end, an error) is queued: reading will not wait for the writer.
+    #[inline]
+    pub fn queued(&self) -> bool {
+        self.0.state.load(Ordering::SeqCst) & !WAITING > 0
+    }
+}
+
 /// A stream of at most `chunks` chunks in flight.
 pub fn channel(chunks: usize) -> (StreamWriter, StreamReader) {
     let (tx, rx) = sync_channel(chunks.max(1));
     let (back_tx, back_rx) = sync_channel(chunks.max(1) + 1);
+    let shared = Arc::new(Shared::default());
     (
-        StreamWriter { tx, spare: back_rx },
+        StreamWriter {
+            tx,
+            spare: back_rx,
+            shared: shared.clone(),
+        },
         StreamReader {
             rx,
+            shared,
             back: back_tx,
             cur: Vec::new(),
             at: 0,
@@ -58,6 +92,7 @@ pub fn channel(chunks: usize) -> (StreamWriter, StreamReader) {
 pub struct StreamWriter {
     tx: SyncSender<Msg>,
     spare: Receiver<Vec<u8>>,
+    shared: Arc<Shared>,
 }
 
 /// Why [`StreamWriter::try_send`] did not take a chunk.
@@ -83,7 +118,7 @@ impl StreamWriter {
 
     /// Offers a chunk without blocking.
     pub fn try_send(&mut self, chunk: Vec<u8>) -> Result<(), Refused> {
-        match self.tx.try_send(Msg::Data(chunk)) {
+        match self.send(Msg::Data(chunk)) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(Msg::Data(c))) => Err(Refused::Full(c)),
             Err(TrySendError::Full(_)) => unreachable!("only data is offered"),
@@ -95,7 +130,7 @@ impl StreamWriter {
     /// full stream is [`Refused::Full`], with an empty buffer, and the caller tries again
     /// later). Once it is `Ok`, nothing more may be sent.
     pub fn try_finish(&mut self) -> Result<(), Refused> {
-        match self.tx.try_send(Msg::End) {
+        match self.send(Msg::End) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(_)) => Err(Refused::Full(Vec::new())),
             Err(TrySendError::Disconnected(_)) => Err(Refused::Closed),
@@ -104,11 +139,28 @@ impl StreamWriter {
 }
 
 impl StreamWriter {
+    /// The reader has taken every message sent and waits for the next one: it has split all
+    /// the data it was given and handed over the rows (see [`Readiness`]).
+    pub fn reader_waiting(&self) -> bool {
+        self.shared.state.load(Ordering::SeqCst) == WAITING
+    }
+
+    /// Sends without blocking, counted as queued (before it can be taken, so that the count
+    /// never goes below zero).
+    fn send(&mut self, msg: Msg) -> Result<(), TrySendError<Msg>> {
+        self.shared.state.fetch_add(1, Ordering::SeqCst);
+        let sent = self.tx.try_send(msg);
+        if sent.is_err() {
+            self.shared.state.fetch_sub(1, Ordering::SeqCst);
+        }
+        sent
+    }
+
     /// Offers the error where the data stops, without blocking (as
     /// [`try_finish`](Self::try_finish): `Full` hands it back to try again). Once it is `Ok`,
     /// nothing more may be sent.
     pub fn try_fail(&mut self, error: ServerError) -> Result<(), (ServerError, Refused)> {
-        match self.tx.try_send(Msg::Fail(error)) {
+        match self.send(Msg::Fail(error)) {
             Ok(()) => Ok(()),
             Err(TrySendError::Full(Msg::Fail(e))) => Err((e, Refused::Full(Vec::new()))),
             Err(TrySendError::Full(_)) => unreachable!("an error is offered"),
@@ -118,9 +170,18 @@ impl StreamWriter {
     }
 }
 
+impl StreamReader {
+    /// Whether input is queued, for the decoder's caller (it outlives the reader's move into
+    /// the decoder).
+    pub fn readiness(&self) -> Readiness {
+        Readiness(self.shared.clone())
+    }
+}
+
 /// The reader thread's end: a [`Read`] over the chunks, in order.
 pub struct StreamReader {
     rx: Receiver<Msg>,
+    shared: Arc<Shared>,
     back: SyncSender<Vec<u8>>,
     cur: Vec<u8>,
     at: usize,
@@ -143,7 +204,17 @@ impl Read for StreamReader {
                 let _ = self.back.try_send(done);
             }
             self.at = 0;
-            match self.rx.recv() {
+            self.shared.state.fetch_or(WAITING, Ordering::SeqCst);
+            let msg = self.rx.recv();
+            // taken: one message fewer, and no longer waiting, in one step
+            let taken = usize::from(msg.is_ok());
+            let _ = self
+                .shared
+                .state
+                .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |v| {
+                    Some((v & !WAITING) - taken)
+                });
+            match msg {
                 Ok(Msg::Data(c)) => self.cur = c,
                 Ok(Msg::End) => self.ended = true,
                 Ok(Msg::Fail(e)) => self.failed = Some(e),

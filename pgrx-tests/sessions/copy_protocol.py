@@ -54,7 +54,8 @@ class Conn:
                 tags.append(body[6:6 + n].decode())
             if t == b"E":
                 fields = {f[0:1]: f[1:].decode() for f in body.split(b"\0") if f}
-                err = err or f"{fields.get(b'C')}: {fields.get(b'M')}"
+                where = f" ({fields[b'W']})" if b"W" in fields else ""
+                err = err or f"{fields.get(b'C')}: {fields.get(b'M')}{where}"
             elif t == b"C":
                 tags.append(body.rstrip(b"\0").decode())
             elif t == b"G":
@@ -98,6 +99,8 @@ cases = {
     "rows split across messages mid-field": [(b"d", b"1\tab"), (b"d", b"c\n2"), (b"d", b"\txyz\n")] + [(b"c", b"")],
     "Flush and Sync inside the stream are ignored": rows(3) + [(b"H", b""), (b"S", b"")] + rows(3, 3) + [(b"c", b"")],
     "CopyFail with the client's text": rows(100) + [(b"f", b"the client gave up\0")],
+    "CopyFail in the middle of a line: the CONTEXT names it": rows(100) + [(b"d", b"100\tpart")] + [(b"f", b"gave up\0")],
+    "a bad value before the CopyFail fails first": rows(50) + [(b"d", b"x\ty\n")] + rows(50, 51) + [(b"f", b"gave up\0")],
     "an unexpected message type (Query) during COPY": rows(5) + [(b"Q", b"SELECT 1\0")],
     "data after the end marker is read and dropped up to CopyDone": rows(2) + [(b"d", b"\\.\n"), (b"d", b"junk\n")] + [(b"c", b"")],
     "a CopyFail after the end marker still fails the COPY": rows(2) + [(b"d", b"\\.\n"), (b"f", b"late\0")],

@@ -11,7 +11,7 @@ use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
 use pgrx::prelude::*;
-use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, sync_channel};
+use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 
 /// Rows per block, and input bytes per block. Each block is two wake-ups between the threads
 /// (filled, recycled); on a VM a wake-up of an idle vCPU is costly, and 1,024 rows per block
@@ -60,6 +60,7 @@ impl<'a> Blocks<'a> {
     where
         D: Decoder + Send + 'scope,
     {
+        let ready = pump.as_ref().and_then(|p| p.readiness());
         let (full_tx, full) = sync_channel(BLOCKS);
         let (empty, empty_rx) = sync_channel(BLOCKS);
         for _ in 0..BLOCKS {
@@ -70,7 +71,7 @@ impl<'a> Blocks<'a> {
             std::thread::Builder::new()
                 .name("fastcopy reader".into())
                 .spawn_scoped(scope, move || {
-                    produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan)
+                    produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan, ready)
                 })
         });
         // raised after the signal mask is back
@@ -92,7 +93,7 @@ impl<'a> Blocks<'a> {
                 plan,
             } => {
                 let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
-                block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref());
+                block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref(), None);
                 block
             }
             Blocks::Thread {
@@ -115,8 +116,17 @@ impl<'a> Blocks<'a> {
                 if let Some(block) = wait_for_reader(full) {
                     return block;
                 }
-                if step == Step::Idle {
-                    // nothing came from the client: wait for it (a file never idles)
+                if step == Step::Idle && pump.reader_waiting() {
+                    // Nothing came from the client, and the reader has split all it has and
+                    // handed the rows over (it hands a block over before it waits): those
+                    // are loaded first, then the backend waits for the client, as COPY
+                    // reads the next message only once it has loaded every complete line.
+                    // (A file never idles.)
+                    match full.try_recv() {
+                        Ok(block) => return block,
+                        Err(TryRecvError::Disconnected) => reader_gone(),
+                        Err(TryRecvError::Empty) => {}
+                    }
                     pump.step(true);
                 }
             },
@@ -151,10 +161,9 @@ fn wait_for_reader(full: &Receiver<RowBlock>) -> Option<RowBlock> {
     match full.recv_timeout(PUMP_WAIT) {
         Ok(block) => Some(block),
         Err(RecvTimeoutError::Disconnected) => reader_gone(),
-        Err(RecvTimeoutError::Timeout) => {
-            pgrx::check_for_interrupts!();
-            None
-        }
+        // (no interrupt check here: COPY checks once per row, and the loader does so too, at
+        // the row, so that a cancel's CONTEXT names a row as COPY's does)
+        Err(RecvTimeoutError::Timeout) => None,
     }
 }
 

@@ -9,7 +9,8 @@
 //! Per message, as the server: cancel interrupts held while one message is read (an ERROR
 //! while a message is half read would lose protocol sync), the type byte, the message with
 //! the type's length limit, then CopyData (`d`) is data, CopyDone (`c`) the end, CopyFail
-//! (`f`) an ERROR with the client's text, Flush (`H`) and Sync (`S`) ignored, anything else
+//! (`f`) an ERROR with the client's text (raised after the data before it was loaded, as
+//! COPY reaches it only then), Flush (`H`) and Sync (`S`) ignored, anything else
 //! an ERROR. Every ERROR is raised after the message was read completely; the server's main
 //! loop then ignores the CopyData/CopyDone/CopyFail messages still coming. Once the decoder
 //! has seen the end of the data (`\.`), the rest of the stream is read and thrown away up to
@@ -40,9 +41,37 @@ mod pq {
         pub fn pq_startmsgread();
         pub fn pq_endmsgread();
         pub fn pq_getbyte() -> c_int;
-        pub fn pq_getbyte_if_available(c: *mut u8) -> c_int;
+        pub fn pq_peekbyte() -> c_int;
         pub fn pq_getmessage(s: pgrx::pg_sys::StringInfo, maxlen: c_int) -> c_int;
         pub static PqCommMethods: *const CommMethodsHead;
+    }
+
+    // Whether bytes are in the receive buffer: 15 and 16 say yes or no, 17 renamed it and
+    // gives the count.
+    #[cfg(any(feature = "pg15", feature = "pg16"))]
+    unsafe extern "C-unwind" {
+        fn pq_buffer_has_data() -> bool;
+    }
+    #[cfg(not(any(feature = "pg15", feature = "pg16")))]
+    unsafe extern "C-unwind" {
+        fn pq_buffer_remaining_data() -> isize;
+    }
+
+    /// Bytes of the client's are in the server's receive buffer (reading them does not wait).
+    ///
+    /// # Safety
+    /// Backend thread, with a client connection.
+    pub unsafe fn buffered() -> bool {
+        // SAFETY: as the function's contract; the call only compares two integers.
+        #[cfg(any(feature = "pg15", feature = "pg16"))]
+        unsafe {
+            pq_buffer_has_data()
+        }
+        #[cfg(not(any(feature = "pg15", feature = "pg16")))]
+        // SAFETY: as the function's contract; the call only subtracts two integers.
+        unsafe {
+            pq_buffer_remaining_data() > 0
+        }
     }
 }
 
@@ -89,6 +118,13 @@ pub enum Message {
     Data,
     /// CopyDone.
     Done,
+    /// CopyFail, with the client's text: the server's ERROR is [`copy_failed`] (the pump
+    /// raises it where COPY would, after the data before it).
+    Fail(String),
+    /// A message COPY does not expect, its type byte peeked, not read (only when asked not
+    /// to block): the server's ERROR is raised by [`raise_unexpected_message`], where COPY
+    /// would reach the message, after the data before it.
+    Unexpected(c_int),
     /// Nothing has arrived yet (only when asked not to block).
     None,
 }
@@ -98,8 +134,15 @@ pub struct ClientReader {
     msg: pg_sys::StringInfo,
 }
 
+thread_local! {
+    /// The type byte of a message [`Message::Unexpected`] left unread, until the ERROR about
+    /// it is raised (backend thread).
+    static UNREAD: std::cell::Cell<Option<c_int>> = const { std::cell::Cell::new(None) };
+}
+
 impl ClientReader {
     pub fn new() -> ClientReader {
+        UNREAD.set(None);
         // SAFETY: backend thread, in the load's memory context (freed with it).
         let msg = unsafe { pg_sys::makeStringInfo() };
         ClientReader { msg }
@@ -114,31 +157,38 @@ impl ClientReader {
 
     /// `CopyGetData` for one message: CopyData (its bytes in `msg`) or CopyDone; Flush and
     /// Sync are skipped; the rest are the server's errors, raised once the message was read
-    /// completely. With `block` false, `Message::None` when no message has arrived (the
-    /// walsender's `pq_getbyte_if_available`; once its type byte is in, the rest of a message
-    /// is read blocking, as it is on its way).
+    /// completely. With `block` false, `Message::None` when no message has arrived (nothing
+    /// in the receive buffer or on the socket), and the type byte is peeked first: a type
+    /// COPY does not expect is left unread ([`Message::Unexpected`]). Once a message has
+    /// begun to arrive, the rest of it is read blocking, as it is on its way.
     pub fn read_message(&mut self, block: bool) -> Message {
         loop {
             // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
             // server; nothing between pq_startmsgread and the end of pq_getmessage (or
             // pq_endmsgread when nothing came) raises (a FATAL from the socket layer ends the
-            // connection, through pgrx's guard).
+            // connection, through pgrx's guard). pq_peekbyte waits only when nothing is
+            // buffered and the socket is not readable, which was checked just before.
             let (mtype, ok) = unsafe {
                 pg_sys::QueryCancelHoldoffCount += 1;
                 pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
                 let mtype = if block {
                     pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte())
                 } else {
-                    let mut c = 0u8;
-                    match pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte_if_available(&mut c))
-                    {
-                        0 => {
-                            pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
-                            pg_sys::QueryCancelHoldoffCount -= 1;
-                            return Message::None;
-                        }
-                        1 => c as c_int,
-                        _ => libc::EOF,
+                    if !pq::buffered() && !socket_readable() {
+                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
+                        pg_sys::QueryCancelHoldoffCount -= 1;
+                        return Message::None;
+                    }
+                    let peeked = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_peekbyte());
+                    if peeked != libc::EOF && !expected(peeked) {
+                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
+                        pg_sys::QueryCancelHoldoffCount -= 1;
+                        return Message::Unexpected(peeked);
+                    }
+                    if peeked == libc::EOF {
+                        peeked
+                    } else {
+                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte())
                     }
                 };
                 if mtype == libc::EOF {
@@ -174,15 +224,69 @@ impl ClientReader {
                             .to_string_lossy()
                             .into_owned()
                     };
-                    raise(
-                        PgSqlErrorCode::ERRCODE_QUERY_CANCELED,
-                        format!("COPY from stdin failed: {text}"),
-                    );
+                    return Message::Fail(text);
                 }
                 // Flush and Sync: ignored, as the server does for clients that send them
                 _ => continue,
             }
         }
+    }
+}
+
+/// The message types of the COPY-in sub-protocol.
+fn expected(mtype: c_int) -> bool {
+    matches!(mtype as u8, b'd' | b'c' | b'f' | b'H' | b'S')
+}
+
+/// The client's socket has something to read (data, or its end), without waiting.
+fn socket_readable() -> bool {
+    // SAFETY: backend thread with a remote client: MyProcPort is set, and `sock`, a C int,
+    // is the first member of `Port` in 15-18 (libpq-be.h). poll with a zero timeout only
+    // looks.
+    unsafe {
+        let sock = *(pg_sys::MyProcPort as *const c_int);
+        let mut fd = libc::pollfd {
+            fd: sock,
+            events: libc::POLLIN,
+            revents: 0,
+        };
+        libc::poll(&mut fd, 1, 0) > 0
+    }
+}
+
+/// A message [`Message::Unexpected`] left unread: the pump reads nothing more, and the
+/// ERROR about it comes after the data before it (through the reader, or
+/// [`raise_unexpected_message`] if the reader ended first).
+pub fn leave_unread(mtype: c_int) {
+    UNREAD.set(Some(mtype));
+}
+
+/// Before the ERROR about the message left unread is raised: its type byte is read, so that
+/// the ERROR comes in the middle of the message as the server's does (and escalates to
+/// FATAL: protocol sync is lost). Nothing when no message was left unread.
+pub fn read_unread_type() {
+    if UNREAD.take().is_none() {
+        return;
+    }
+    // SAFETY: backend thread; the peeked type byte is the next byte of the connection (the
+    // pump read nothing after it).
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
+        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte());
+    }
+}
+
+/// The ERROR about the message left unread, when the reader ended before it.
+pub fn raise_unexpected_message(mtype: c_int) -> ! {
+    read_unread_type();
+    unexpected_message(mtype)
+}
+
+/// The server's ERROR for a client's CopyFail (57014), as the pump hands it to the reader.
+pub fn copy_failed(text: &str) -> fastcopy_core::stream::ServerError {
+    fastcopy_core::stream::ServerError {
+        sqlstate: fastcopy_core::sqlstate::SqlState::QUERY_CANCELED,
+        message: format!("COPY from stdin failed: {text}"),
     }
 }
 
@@ -203,12 +307,26 @@ fn eof_error() -> ! {
     )
 }
 
+/// The server's ERROR for a message type COPY does not expect (08P01), as the pump hands
+/// it to the reader.
+pub fn unexpected(mtype: c_int) -> fastcopy_core::stream::ServerError {
+    fastcopy_core::stream::ServerError {
+        sqlstate: fastcopy_core::sqlstate::SqlState::PROTOCOL_VIOLATION,
+        message: unexpected_message_text(mtype),
+    }
+}
+
+/// `unexpected message type 0x51 during COPY from stdin`.
+fn unexpected_message_text(mtype: c_int) -> String {
+    format!(
+        "unexpected message type 0x{:02X} during COPY from stdin",
+        mtype
+    )
+}
+
 fn unexpected_message(mtype: c_int) -> ! {
     raise(
         PgSqlErrorCode::ERRCODE_PROTOCOL_VIOLATION,
-        format!(
-            "unexpected message type 0x{:02X} during COPY from stdin",
-            mtype
-        ),
+        unexpected_message_text(mtype),
     )
 }

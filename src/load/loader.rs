@@ -137,6 +137,11 @@ impl<'a> Loader<'a> {
         while r < rows.len() {
             self.resume = r + 1;
             let stored = self.load_row(block, r);
+            // COPY checks for a cancel once per row, at the row it has just stored
+            if interrupt_pending() {
+                self.pos.at_row(&rows[r]);
+                pgrx::check_for_interrupts!();
+            }
             r += 1;
             match stored {
                 None => {
@@ -264,6 +269,14 @@ impl<'a> Loader<'a> {
     }
 }
 
+/// A cancel, a timeout or a termination is waiting for `CHECK_FOR_INTERRUPTS`.
+#[inline]
+fn interrupt_pending() -> bool {
+    // SAFETY: backend thread; a signal handler sets the flag, so it is read volatile, as
+    // the server's INTERRUPTS_PENDING_CONDITION reads it.
+    unsafe { std::ptr::read_volatile(&raw const pgrx::pg_sys::InterruptPending) != 0 }
+}
+
 /// An ERROR of class 22 (data exception) or 23 (a domain's constraint).
 fn is_data_error(e: &pgrx::pg_sys::panic::CaughtError) -> bool {
     let pgrx::pg_sys::panic::CaughtError::PostgresError(r) = e else {
@@ -300,6 +313,11 @@ fn raise_input_error(e: &InputError, pos: &Position, target: &Target) -> ! {
             pos.at_column(target.columns[f].name.as_ptr());
         }
         (None, None) => pos.at_line(e.line),
+    }
+    if e.sqlstate() == fastcopy_core::sqlstate::SqlState::PROTOCOL_VIOLATION {
+        // the client's message COPY does not expect: it is read up to its type byte first,
+        // as the server raises this in the middle of it
+        super::client::read_unread_type();
     }
     let code = PgSqlErrorCode::from(e.sqlstate().packed());
     match (e.detail(), e.hint()) {

@@ -167,7 +167,7 @@ pub fn run(
         loop {
             // while the next block comes (and a client stream is read), an error is about
             // the line after the last one loaded, without its text (COPY: while reading)
-            pos.at_line(block.rows().last().map_or(0, |r| r.line_no()) + 1);
+            pos.at_line(block.lines_read + 1);
             let done = std::mem::replace(&mut block, blocks.next());
             if !done.is_placeholder() {
                 blocks.recycle(done);
@@ -176,9 +176,12 @@ pub fn run(
                 break;
             }
         }
+        // A client's stream is read up to CopyDone now, as COPY does when it reads the end
+        // marker (an error there is about the marker's line), before the last rows go in.
+        pos.at_line(block.lines_read);
+        blocks.finish();
         let stats = loader.finish();
         drop(guard);
-        blocks.finish();
         stats
     });
     // As in COPY, AFTER STATEMENT triggers and the queued AFTER ROW ones (foreign key checks)

@@ -10,7 +10,8 @@
 
 use super::client::{ClientReader, Message};
 use super::encoding::Transcoder;
-use fastcopy_core::stream::{self, Refused, ServerError, StreamReader, StreamWriter};
+use fastcopy_core::stream::{self, Readiness, Refused, ServerError, StreamReader, StreamWriter};
+use pgrx::prelude::PgSqlErrorCode;
 use std::io::Read;
 
 /// Bytes gathered before they go to the reader as one chunk (clients send anything from one
@@ -55,12 +56,19 @@ pub struct Pump<'a> {
     ended: bool,
     /// The server's conversion into the database encoding, when the input needs it.
     transcoder: Option<Transcoder>,
+    /// Whether the reader has input queued (see [`Pump::readiness`]).
+    ready: Readiness,
+    /// How the client ended the stream other than by CopyDone (CopyFail, a message COPY
+    /// does not expect), also handed to the reader: if the reader ended before it (at the end
+    /// marker), [`Pump::drain`] raises it, as COPY does after the marker.
+    client_end: Option<ClientEnd>,
 }
 
 impl<'a> Pump<'a> {
     /// The pump and the reader's end of its stream.
     pub fn new(origin: Origin<'a>, transcoder: Option<Transcoder>) -> (Pump<'a>, StreamReader) {
         let (writer, reader) = stream::channel(CHUNKS);
+        let ready = reader.readiness();
         let pump = Pump {
             origin,
             writer: Some(writer),
@@ -69,8 +77,23 @@ impl<'a> Pump<'a> {
             failure: None,
             ended: false,
             transcoder,
+            ready,
+            client_end: None,
         };
         (pump, reader)
+    }
+
+    /// For a client's stream, what tells the reader thread that it would wait for the client:
+    /// it then hands over the rows it has split (COPY loads every complete line it has before
+    /// it reads the next message). A file or value read here never waits on anyone.
+    pub fn readiness(&self) -> Option<Readiness> {
+        matches!(self.origin, Origin::Client(_)).then(|| self.ready.clone())
+    }
+
+    /// The reader has split everything handed to it (or no longer reads the stream): before
+    /// the backend waits for the client, the rows of every complete line are loaded.
+    pub fn reader_waiting(&self) -> bool {
+        self.writer.as_ref().is_none_or(|w| w.reader_waiting())
     }
 
     /// Converts with `transcoder` from now on (before anything was pumped).
@@ -91,7 +114,8 @@ impl<'a> Pump<'a> {
         if self.ended {
             return self.end();
         }
-        pgrx::check_for_interrupts!();
+        // No interrupt check here: as in COPY, a cancel that arrives while the client's data is
+        // read is acted on at the next row (the loader's check), with that row in the CONTEXT.
         let wanted = self.writer.is_some();
         match &mut self.origin {
             Origin::Client(client) => match client.read_message(block) {
@@ -101,6 +125,11 @@ impl<'a> Pump<'a> {
                     }
                 }
                 Message::Done => self.ended = true,
+                Message::Fail(text) => return self.client_ended(ClientEnd::Fail(text)),
+                Message::Unexpected(mtype) => {
+                    super::client::leave_unread(mtype);
+                    return self.client_ended(ClientEnd::Unexpected(mtype));
+                }
                 Message::None => {
                     if self.gathered.is_empty() {
                         return Step::Idle;
@@ -139,6 +168,23 @@ impl<'a> Pump<'a> {
         Step::Moved
     }
 
+    /// The client failed the stream: COPY reaches the CopyFail (or the message it does not
+    /// expect) only after it has loaded every line before it, so the data gathered goes on
+    /// (converted as far as it converts: a partial character stays unread, as in COPY), then
+    /// the error, which the reader reports at the line it is reading (an earlier conversion
+    /// error first). Nothing more is read.
+    fn client_ended(&mut self, end: ClientEnd) -> Step {
+        let step = if self.gathered.is_empty() {
+            Step::Moved
+        } else {
+            self.hand_on()
+        };
+        self.failure.get_or_insert(end.error());
+        self.client_end = Some(end);
+        self.ended = true;
+        step
+    }
+
     /// Hands what was gathered on, converted if the input needs it.
     fn hand_on(&mut self) -> Step {
         let next = self.next_buffer();
@@ -167,13 +213,21 @@ impl<'a> Pump<'a> {
     pub fn drain(&mut self) {
         self.writer = None;
         self.pending = None;
+        match self.client_end.take() {
+            Some(ClientEnd::Fail(text)) => raise_server_error(super::client::copy_failed(&text)),
+            Some(ClientEnd::Unexpected(mtype)) => super::client::raise_unexpected_message(mtype),
+            None => {}
+        }
         let Origin::Client(client) = &mut self.origin else {
             return;
         };
         while !self.ended {
             pgrx::check_for_interrupts!();
-            if let Message::Done = client.read_message(true) {
-                self.ended = true;
+            match client.read_message(true) {
+                Message::Done => self.ended = true,
+                Message::Fail(text) => raise_server_error(super::client::copy_failed(&text)),
+                Message::Unexpected(_) => unreachable!("only a read that does not block peeks"),
+                Message::Data | Message::None => {}
             }
         }
     }
@@ -239,4 +293,25 @@ impl<'a> Pump<'a> {
             Err(Refused::Full(_)) => Step::Full,
         }
     }
+}
+
+/// How a client ended its stream other than by CopyDone.
+enum ClientEnd {
+    /// CopyFail, with the client's text.
+    Fail(String),
+    /// A message type COPY does not expect, left unread.
+    Unexpected(std::ffi::c_int),
+}
+
+impl ClientEnd {
+    fn error(&self) -> ServerError {
+        match self {
+            ClientEnd::Fail(text) => super::client::copy_failed(text),
+            ClientEnd::Unexpected(mtype) => super::client::unexpected(*mtype),
+        }
+    }
+}
+
+fn raise_server_error(e: ServerError) -> ! {
+    crate::error::raise(PgSqlErrorCode::from(e.sqlstate.packed()), e.message)
 }

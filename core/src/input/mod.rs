@@ -883,6 +883,27 @@ impl<R: Read> RowReader<R> {
         self.input.bytes_read()
     }
 
+    /// The next line is complete in the buffer (or the data has ended, or the bytes after
+    /// the buffer are invalid): reading it will not read the source. A line ends at a
+    /// newline, or at a carriage return with a byte after it (which says whether it is
+    /// `\r\n`). In CSV a quoted newline may be inside a field: then this says yes too early,
+    /// and the reader reads on (the hint only decides when a block is handed over).
+    pub fn row_buffered(&self) -> bool {
+        if self.done || self.input.at_eof() || self.input.bad() {
+            return true;
+        }
+        let rest = &self.input.data()[self.input.pos()..];
+        match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) => rest[i] == b'\n' || i + 1 < rest.len(),
+            None => false,
+        }
+    }
+
+    /// Lines read so far (COPY's `cur_lineno`), the header and the end marker's included.
+    pub fn lines_read(&self) -> u64 {
+        self.lineno
+    }
+
     /// The options in use.
     pub fn options(&self) -> &Options {
         &self.opts
