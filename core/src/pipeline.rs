@@ -115,8 +115,9 @@ impl RowBlock {
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
-    /// until the next row would wait for the stream: the rows so far go to the loader first,
-    /// as COPY loads every complete line it has before it reads more.
+    /// when the next row would wait for the stream and the writer asks for the rows
+    /// ([`Readiness::hold`]): they go to the loader first, as COPY loads every complete line
+    /// it has before it reads more.
     pub fn fill<D: Decoder + ?Sized>(
         &mut self,
         reader: &mut D,
@@ -130,7 +131,12 @@ impl RowBlock {
         self.ints.resize(self.rows.len() * self.width, None);
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
-            if self.len > 0 && ready.is_some_and(|r| !r.queued()) && !reader.row_buffered() {
+            if self.len > 0
+                && let Some(r) = ready
+                && !r.queued()
+                && !reader.row_buffered()
+                && r.hold()
+            {
                 break;
             }
             match reader.next_row(&mut self.rows[self.len]) {
@@ -365,12 +371,13 @@ mod tests {
         });
     }
 
-    /// On a stream, a block ends where the next row would wait for the writer: the complete
-    /// lines go to the loader before the reader waits (COPY loads them before it reads on),
-    /// and the writer then sees the reader waiting with nothing queued.
+    /// On a stream, the reader holds its rows where the next row would wait for the writer;
+    /// asked for them (the backend is about to wait for its client), it hands them over: the
+    /// complete lines go to the loader before the reader waits (COPY loads them before it
+    /// reads on). Then the writer sees it waiting with nothing queued.
     #[test]
-    fn a_stream_hands_over_its_complete_lines_before_it_waits() {
-        use crate::stream::{Refused, channel};
+    fn a_stream_hands_over_its_complete_lines_when_asked() {
+        use crate::stream::{ReaderState, Refused, channel};
         let (mut w, r) = channel(4);
         let ready = r.readiness();
         w.try_send(b"1\n2\n3".to_vec()).unwrap();
@@ -389,7 +396,11 @@ mod tests {
                     }
                 }
             });
-            while !w.reader_waiting() {
+            while w.reader_state() != ReaderState::Holding {
+                std::thread::yield_now();
+            }
+            w.request_rows();
+            while w.reader_state() != ReaderState::Waiting {
                 std::thread::yield_now();
             }
             w.try_send(b"3\n4\n".to_vec()).unwrap();
@@ -402,6 +413,59 @@ mod tests {
             }
             // two rows before the wait; "33" and "4" after it
             assert_eq!(h.join().unwrap(), (2, 2));
+        });
+    }
+
+    /// Data that comes while the reader holds its rows goes into the same block.
+    #[test]
+    fn a_holding_reader_fills_on_when_data_comes() {
+        use crate::stream::{ReaderState, Refused, channel};
+        let (mut w, r) = channel(4);
+        let ready = r.readiness();
+        w.try_send(b"1\n2\n3".to_vec()).unwrap();
+        std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut reader = RowReader::new(r, Options::text());
+                let mut block = RowBlock::new(100);
+                block.fill(&mut reader, 1 << 20, None, Some(&ready));
+                (block.rows().len(), block.end.is_some())
+            });
+            while w.reader_state() != ReaderState::Holding {
+                std::thread::yield_now();
+            }
+            w.try_send(b"3\n4\n".to_vec()).unwrap();
+            loop {
+                match w.try_finish() {
+                    Ok(()) => break,
+                    Err(Refused::Full(_)) => std::thread::yield_now(),
+                    Err(Refused::Closed) => panic!("reader gone"),
+                }
+            }
+            assert_eq!(h.join().unwrap(), (4, true));
+        });
+    }
+
+    /// A holding reader whose writer goes away (an ERROR on the backend) does not hang.
+    #[test]
+    fn a_holding_reader_ends_when_the_writer_goes() {
+        use crate::stream::{ReaderState, channel};
+        let (mut w, r) = channel(4);
+        let ready = r.readiness();
+        w.try_send(b"1\n2".to_vec()).unwrap();
+        std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut reader = RowReader::new(r, Options::text());
+                let mut block = RowBlock::new(100);
+                block.fill(&mut reader, 1 << 20, None, Some(&ready));
+                let first = block.rows().len();
+                block.fill(&mut reader, 1 << 20, None, Some(&ready));
+                (first, block.end.as_ref().is_some_and(|e| e.is_err()))
+            });
+            while w.reader_state() != ReaderState::Holding {
+                std::thread::yield_now();
+            }
+            drop(w);
+            assert_eq!(h.join().unwrap(), (1, true));
         });
     }
 }

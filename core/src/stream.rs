@@ -12,8 +12,9 @@
 
 use std::io::{self, Read};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::{Receiver, SyncSender, TrySendError, sync_channel};
+use std::sync::{Condvar, Mutex};
 
 /// What travels: a chunk of data, the end of it, or an error where the data stops.
 enum Msg {
@@ -40,18 +41,43 @@ impl std::fmt::Display for ServerError {
 impl std::error::Error for ServerError {}
 
 /// What both ends see of the stream's state, for the server's order of work: COPY reads
-/// more input only after it has loaded every complete line it has, so the reader thread
-/// hands over the rows it has before it waits for input ([`Readiness`]), and the backend
-/// waits for the client only once the reader waits ([`StreamWriter::reader_waiting`]).
+/// more input only after it has loaded every complete line it has. When the next row would
+/// wait for input, the reader thread holds its block ([`Readiness::hold`]) until data comes
+/// or the backend, about to wait for the client, asks for the rows
+/// ([`StreamWriter::request_rows`]); the backend waits for the client only once the reader
+/// waits in the stream itself ([`ReaderState::Waiting`]). While data flows, blocks stay full.
 #[derive(Default)]
 struct Shared {
-    /// Messages sent and not yet taken by the reader, and [`WAITING`]: the reader waits for a
-    /// message (or is about to) and has taken none since it said so. One word, so that
-    /// "waiting with nothing queued" is one observation.
+    /// Messages sent and not yet taken by the reader, with [`WAITING`] (the reader waits for
+    /// a message, or is about to, and has taken none since it said so) and [`HOLDING`] (it
+    /// holds split rows until data comes or they are asked for). One word, so that "waiting
+    /// with nothing queued" is one observation.
     state: AtomicUsize,
+    /// The backend asked for the rows held.
+    flush: AtomicBool,
+    /// The writer is gone.
+    closed: AtomicBool,
+    /// With `wake`: a holding reader sleeps until a send, a request or the writer's end.
+    lock: Mutex<()>,
+    wake: Condvar,
 }
 
 const WAITING: usize = 1 << (usize::BITS - 1);
+const HOLDING: usize = 1 << (usize::BITS - 2);
+const FLAGS: usize = WAITING | HOLDING;
+
+impl Shared {
+    fn queued(&self) -> bool {
+        self.state.load(Ordering::SeqCst) & !FLAGS > 0
+    }
+
+    /// Wakes a holding reader (under the lock, so that a reader between its check and its
+    /// sleep does not miss it).
+    fn wake(&self) {
+        let _g = self.lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.wake.notify_one();
+    }
+}
 
 /// The reader side's view of whether input is there to read without waiting.
 #[derive(Clone)]
@@ -61,8 +87,40 @@ impl Readiness {
     /// A message (data, the end, an error) is queued: reading will not wait for the writer.
     #[inline]
     pub fn queued(&self) -> bool {
-        self.0.state.load(Ordering::SeqCst) & !WAITING > 0
+        self.0.queued()
     }
+
+    /// The next row would wait for the writer and the reader has rows: waits until data is
+    /// queued (`false`: go on filling the block) or the writer asks for the rows or is gone
+    /// (`true`: hand the block over now).
+    pub fn hold(&self) -> bool {
+        let sh = &*self.0;
+        let mut g = sh.lock.lock().unwrap_or_else(|e| e.into_inner());
+        sh.state.fetch_or(HOLDING, Ordering::SeqCst);
+        let hand_over = loop {
+            if sh.queued() {
+                sh.flush.store(false, Ordering::SeqCst);
+                break false;
+            }
+            if sh.flush.swap(false, Ordering::SeqCst) || sh.closed.load(Ordering::SeqCst) {
+                break true;
+            }
+            g = sh.wake.wait(g).unwrap_or_else(|e| e.into_inner());
+        };
+        sh.state.fetch_and(!HOLDING, Ordering::SeqCst);
+        hand_over
+    }
+}
+
+/// What the reader is doing, as the writer sees it.
+#[derive(Debug, PartialEq, Eq)]
+pub enum ReaderState {
+    /// Splitting what it has (or waiting for an empty block).
+    Busy,
+    /// It has split everything and holds rows until data comes or they are asked for.
+    Holding,
+    /// It has handed over every row and waits for data in the stream.
+    Waiting,
 }
 
 /// A stream of at most `chunks` chunks in flight.
@@ -93,6 +151,14 @@ pub struct StreamWriter {
     tx: SyncSender<Msg>,
     spare: Receiver<Vec<u8>>,
     shared: Arc<Shared>,
+}
+
+impl Drop for StreamWriter {
+    /// A holding reader hands its rows over and then finds the stream abandoned (or ended).
+    fn drop(&mut self) {
+        self.shared.closed.store(true, Ordering::SeqCst);
+        self.shared.wake();
+    }
 }
 
 /// Why [`StreamWriter::try_send`] did not take a chunk.
@@ -139,10 +205,20 @@ impl StreamWriter {
 }
 
 impl StreamWriter {
-    /// The reader has taken every message sent and waits for the next one: it has split all
-    /// the data it was given and handed over the rows (see [`Readiness`]).
-    pub fn reader_waiting(&self) -> bool {
-        self.shared.state.load(Ordering::SeqCst) == WAITING
+    /// What the reader is doing: [`ReaderState::Waiting`] once it has taken every message
+    /// sent, split all of it and handed over the rows.
+    pub fn reader_state(&self) -> ReaderState {
+        match self.shared.state.load(Ordering::SeqCst) {
+            WAITING => ReaderState::Waiting,
+            HOLDING => ReaderState::Holding,
+            _ => ReaderState::Busy,
+        }
+    }
+
+    /// Asks a holding reader for its rows (the backend is about to wait for the client).
+    pub fn request_rows(&self) {
+        self.shared.flush.store(true, Ordering::SeqCst);
+        self.shared.wake();
     }
 
     /// Sends without blocking, counted as queued (before it can be taken, so that the count
@@ -152,6 +228,8 @@ impl StreamWriter {
         let sent = self.tx.try_send(msg);
         if sent.is_err() {
             self.shared.state.fetch_sub(1, Ordering::SeqCst);
+        } else {
+            self.shared.wake();
         }
         sent
     }

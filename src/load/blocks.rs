@@ -10,6 +10,7 @@ use super::pump::{Pump, Step};
 use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
+use fastcopy_core::stream::ReaderState;
 use pgrx::prelude::*;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
 
@@ -116,18 +117,24 @@ impl<'a> Blocks<'a> {
                 if let Some(block) = wait_for_reader(full) {
                     return block;
                 }
-                if step == Step::Idle && pump.reader_waiting() {
-                    // Nothing came from the client, and the reader has split all it has and
-                    // handed the rows over (it hands a block over before it waits): those
-                    // are loaded first, then the backend waits for the client, as COPY
-                    // reads the next message only once it has loaded every complete line.
-                    // (A file never idles.)
-                    match full.try_recv() {
-                        Ok(block) => return block,
-                        Err(TryRecvError::Disconnected) => reader_gone(),
-                        Err(TryRecvError::Empty) => {}
+                if step != Step::Idle {
+                    continue;
+                }
+                // Nothing came from the client. COPY reads the next message only once it has
+                // loaded every complete line: the rows the reader holds are asked for, and the
+                // backend waits for the client only once the reader has handed over every
+                // row and waits in the stream. (A file never idles.)
+                match pump.reader_state() {
+                    ReaderState::Busy => {}
+                    ReaderState::Holding => pump.request_rows(),
+                    ReaderState::Waiting => {
+                        match full.try_recv() {
+                            Ok(block) => return block,
+                            Err(TryRecvError::Disconnected) => reader_gone(),
+                            Err(TryRecvError::Empty) => {}
+                        }
+                        pump.step(true);
                     }
-                    pump.step(true);
                 }
             },
         }

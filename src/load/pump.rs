@@ -10,7 +10,9 @@
 
 use super::client::{ClientReader, Message};
 use super::encoding::Transcoder;
-use fastcopy_core::stream::{self, Readiness, Refused, ServerError, StreamReader, StreamWriter};
+use fastcopy_core::stream::{
+    self, ReaderState, Readiness, Refused, ServerError, StreamReader, StreamWriter,
+};
 use pgrx::prelude::PgSqlErrorCode;
 use std::io::Read;
 
@@ -90,10 +92,18 @@ impl<'a> Pump<'a> {
         matches!(self.origin, Origin::Client(_)).then(|| self.ready.clone())
     }
 
-    /// The reader has split everything handed to it (or no longer reads the stream): before
-    /// the backend waits for the client, the rows of every complete line are loaded.
-    pub fn reader_waiting(&self) -> bool {
-        self.writer.as_ref().is_none_or(|w| w.reader_waiting())
+    /// What the reader is doing with the stream (`Waiting` once it no longer reads it).
+    pub fn reader_state(&self) -> ReaderState {
+        self.writer
+            .as_ref()
+            .map_or(ReaderState::Waiting, |w| w.reader_state())
+    }
+
+    /// Asks a reader that holds rows to hand them over.
+    pub fn request_rows(&self) {
+        if let Some(w) = &self.writer {
+            w.request_rows();
+        }
     }
 
     /// Converts with `transcoder` from now on (before anything was pumped).
