@@ -371,19 +371,49 @@ mod tests {
         });
     }
 
+    type StreamRows = RowReader<crate::stream::StreamReader>;
+
+    /// A stream with `first` sent, a text reader on it, and its readiness.
+    fn stream_of(
+        first: &[u8],
+    ) -> (
+        crate::stream::StreamWriter,
+        StreamRows,
+        crate::stream::Readiness,
+    ) {
+        let (mut w, r) = crate::stream::channel(4);
+        let ready = r.readiness();
+        w.try_send(first.to_vec()).unwrap();
+        (w, RowReader::new(r, Options::text()), ready)
+    }
+
+    fn wait_for(w: &crate::stream::StreamWriter, state: crate::stream::ReaderState) {
+        while w.reader_state() != state {
+            std::thread::yield_now();
+        }
+    }
+
+    fn finish(w: &mut crate::stream::StreamWriter) {
+        use crate::stream::Refused;
+        loop {
+            match w.try_finish() {
+                Ok(()) => break,
+                Err(Refused::Full(_)) => std::thread::yield_now(),
+                Err(Refused::Closed) => panic!("reader gone"),
+            }
+        }
+    }
+
     /// On a stream, the reader holds its rows where the next row would wait for the writer;
     /// asked for them (the backend is about to wait for its client), it hands them over: the
     /// complete lines go to the loader before the reader waits (COPY loads them before it
     /// reads on). Then the writer sees it waiting with nothing queued.
     #[test]
     fn a_stream_hands_over_its_complete_lines_when_asked() {
-        use crate::stream::{ReaderState, Refused, channel};
-        let (mut w, r) = channel(4);
-        let ready = r.readiness();
-        w.try_send(b"1\n2\n3".to_vec()).unwrap();
+        use crate::stream::ReaderState;
+        let (mut w, mut reader, ready) = stream_of(b"1\n2\n3");
         std::thread::scope(|s| {
             let h = s.spawn(move || {
-                let mut reader = RowReader::new(r, Options::text());
                 let mut block = RowBlock::new(100);
                 block.fill(&mut reader, 1 << 20, None, Some(&ready));
                 let first = block.rows().len();
@@ -396,21 +426,11 @@ mod tests {
                     }
                 }
             });
-            while w.reader_state() != ReaderState::Holding {
-                std::thread::yield_now();
-            }
+            wait_for(&w, ReaderState::Holding);
             w.request_rows();
-            while w.reader_state() != ReaderState::Waiting {
-                std::thread::yield_now();
-            }
+            wait_for(&w, ReaderState::Waiting);
             w.try_send(b"3\n4\n".to_vec()).unwrap();
-            loop {
-                match w.try_finish() {
-                    Ok(()) => break,
-                    Err(Refused::Full(_)) => std::thread::yield_now(),
-                    Err(Refused::Closed) => panic!("reader gone"),
-                }
-            }
+            finish(&mut w);
             // two rows before the wait; "33" and "4" after it
             assert_eq!(h.join().unwrap(), (2, 2));
         });
@@ -419,28 +439,17 @@ mod tests {
     /// Data that comes while the reader holds its rows goes into the same block.
     #[test]
     fn a_holding_reader_fills_on_when_data_comes() {
-        use crate::stream::{ReaderState, Refused, channel};
-        let (mut w, r) = channel(4);
-        let ready = r.readiness();
-        w.try_send(b"1\n2\n3".to_vec()).unwrap();
+        use crate::stream::ReaderState;
+        let (mut w, mut reader, ready) = stream_of(b"1\n2\n3");
         std::thread::scope(|s| {
             let h = s.spawn(move || {
-                let mut reader = RowReader::new(r, Options::text());
                 let mut block = RowBlock::new(100);
                 block.fill(&mut reader, 1 << 20, None, Some(&ready));
                 (block.rows().len(), block.end.is_some())
             });
-            while w.reader_state() != ReaderState::Holding {
-                std::thread::yield_now();
-            }
+            wait_for(&w, ReaderState::Holding);
             w.try_send(b"3\n4\n".to_vec()).unwrap();
-            loop {
-                match w.try_finish() {
-                    Ok(()) => break,
-                    Err(Refused::Full(_)) => std::thread::yield_now(),
-                    Err(Refused::Closed) => panic!("reader gone"),
-                }
-            }
+            finish(&mut w);
             assert_eq!(h.join().unwrap(), (4, true));
         });
     }
@@ -448,22 +457,17 @@ mod tests {
     /// A holding reader whose writer goes away (an ERROR on the backend) does not hang.
     #[test]
     fn a_holding_reader_ends_when_the_writer_goes() {
-        use crate::stream::{ReaderState, channel};
-        let (mut w, r) = channel(4);
-        let ready = r.readiness();
-        w.try_send(b"1\n2".to_vec()).unwrap();
+        use crate::stream::ReaderState;
+        let (mut w, mut reader, ready) = stream_of(b"1\n2");
         std::thread::scope(|s| {
             let h = s.spawn(move || {
-                let mut reader = RowReader::new(r, Options::text());
                 let mut block = RowBlock::new(100);
                 block.fill(&mut reader, 1 << 20, None, Some(&ready));
                 let first = block.rows().len();
                 block.fill(&mut reader, 1 << 20, None, Some(&ready));
                 (first, block.end.as_ref().is_some_and(|e| e.is_err()))
             });
-            while w.reader_state() != ReaderState::Holding {
-                std::thread::yield_now();
-            }
+            wait_for(&w, ReaderState::Holding);
             drop(w);
             assert_eq!(h.join().unwrap(), (1, true));
         });
