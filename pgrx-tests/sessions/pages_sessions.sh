@@ -22,6 +22,16 @@ m=${1:?major}
 . scripts/session_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 data="$FASTCOPY_RUN/pages-$m"
+# Both sides must start from the same table: an autovacuum ANALYZE of the other table holds a
+# snapshot, and a VACUUM in a scenario's setup then keeps dead rows that the other side's
+# VACUUM removed (a different free space map, other all-visible pages). Autovacuum is off for
+# this script, and each side's table is compared before the load too.
+psql -c "ALTER SYSTEM SET autovacuum = off" -c "SELECT pg_reload_conf()" >/dev/null
+trap 'psql -c "ALTER SYSTEM RESET autovacuum" -c "SELECT pg_reload_conf()" >/dev/null 2>&1' EXIT
+for _ in $(seq 600); do
+  [ "$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")" = 0 ] && break
+  sleep 0.1
+done
 psql -v ON_ERROR_STOP=1 <<SQL
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS fastcopy CASCADE;
@@ -69,6 +79,12 @@ SET client_min_messages = warning;
 $ddl;
 $pre;
 CHECKPOINT;
+SELECT coalesce(to_regclass('$t')::text, '') AS r \gset
+SELECT 'before', (SELECT $(digest) FROM pages_of(NULLIF(:'r', '')::regclass) x),
+       (SELECT $(digest) FROM (SELECT blk, lower, upper, special, flags  -- (prune_xid: the xids differ)
+               FROM headers_of(NULLIF(:'r', '')::regclass)) x),
+       (SELECT $(digest) FROM pg_visibility_map(NULLIF(:'r', '')::regclass) x),
+       (SELECT $(digest) FROM pg_freespace(NULLIF(:'r', '')::regclass) x);
 SELECT pg_current_wal_insert_lsn() AS start \gset
 SET fastcopy.page_path = $s;
 SET client_min_messages = debug1;
@@ -103,7 +119,7 @@ scenario() {
   off=$(side off "$2" "$3" "$4")
   on=$(side on "$2" "$3" "$4")
   local o n
-  o=$(grep -E '^pages ' <<<"$off"); n=$(grep -E '^pages ' <<<"$on")
+  o=$(grep -E '^(before|pages) ' <<<"$off"); n=$(grep -E '^(before|pages) ' <<<"$on")
   local debug rows toasted visible reused taken
   debug=$(grep -o 'fastcopy: [0-9]* rows of "pg_on" onto heap pages by the page path; to heap_multi_insert: [0-9]* batches with TOAST-size rows, [0-9]* from an all-visible page on; [0-9]* pages' <<<"$on")
   read -r rows toasted visible reused < <(sed -n 's/fastcopy: \([0-9]*\) rows.*insert: \([0-9]*\) batches.*rows, \([0-9]*\) from.* on; \([0-9]*\) pages/\1 \2 \3 \4/p' <<<"$debug")
@@ -114,7 +130,7 @@ scenario() {
     *) taken='[ "$toasted" = 0 ] && [ "$visible" = 0 ]' ;;
   esac
   taken='[ -n "$rows" ] && [ "$rows" -gt 0 ] && '"$taken"
-  check "pages $label: pages, headers, VM, FSM, WAL records, stats, rows as heap_multi_insert's; amcheck clean; ${rows:-?} rows by the page path, ${toasted:-?} batches with TOAST-size rows and ${visible:-?} from an all-visible page on to heap_multi_insert, ${reused:-?} pages with unused line pointers" \
+  check "pages $label: the same table before; pages, headers, VM, FSM, WAL records, stats, rows as heap_multi_insert's; amcheck clean; ${rows:-?} rows by the page path, ${toasted:-?} batches with TOAST-size rows and ${visible:-?} from an all-visible page on to heap_multi_insert, ${reused:-?} pages with unused line pointers" \
     '[ -n "$o" ] && [ "$o" = "$n" ] && grep -q " heapcheck 0 " <<<"$n" && ! grep -q ERROR <<<"$off$on" && grep -q "^indexcheck" <<<"$on" && '"$taken" \
     "off: $off
        on:  $on"
@@ -192,7 +208,7 @@ for f in mixed toast; do
     "$(diff <(echo "$off") <(echo "$on") | head -5)"
 done
 psql -c "SELECT pg_drop_replication_slot('fastcopy_pages')" >/dev/null
-psql -c "ALTER SYSTEM RESET wal_level" >/dev/null
+psql -c "ALTER SYSTEM RESET wal_level" -c "ALTER SYSTEM RESET autovacuum" >/dev/null
 restart
 
 psql -c "DROP TABLE IF EXISTS pg_off, pg_on" >/dev/null 2>&1
