@@ -80,6 +80,9 @@ pub struct Extender {
     /// 15: the zero page each extension writes.
     #[cfg(feature = "pg15")]
     zero_page: Box<[u8]>,
+    /// TABLE_INSERT_SKIP_FSM: the heap leaves the free space map alone (a table created or
+    /// truncated in this transaction), and so does `finish`.
+    skip_fsm: bool,
     pub pages_extended: u64,
     pub extend_calls: u64,
 }
@@ -111,7 +114,8 @@ impl Extender {
             cap = cap.max(9); // every call is at least 9 blocks
         }
         let mut strategy = guc::EXTEND_STRATEGY.get();
-        if cfg!(feature = "pg15") && ti_options & pg_sys::TABLE_INSERT_SKIP_FSM as i32 != 0 {
+        let skip_fsm = ti_options & pg_sys::TABLE_INSERT_SKIP_FSM as i32 != 0;
+        if cfg!(feature = "pg15") && skip_fsm {
             strategy = ExtendStrategy::Server;
         }
         Extender {
@@ -124,6 +128,7 @@ impl Extender {
             last_added: INVALID_BLOCK,
             #[cfg(feature = "pg15")]
             zero_page: vec![0; BLCKSZ].into_boxed_slice(),
+            skip_fsm,
             pages_extended: 0,
             extend_calls: 0,
         }
@@ -168,7 +173,10 @@ impl Extender {
         }
     }
 
-    /// After the last batch: pages still waiting go to the free space map for later inserts.
+    /// After the last batch: pages still waiting go to the free space map for later inserts
+    /// (where the heap extended with the map, it entered them itself, and again changes
+    /// nothing), unless the load skips the map, as the heap then does (COPY FREEZE into a
+    /// table created in the transaction leaves them out of it).
     pub fn finish(&mut self, rel: pg_sys::Relation, bistate: pg_sys::BulkInsertState) {
         // SAFETY: `bistate` is the bulk-insert state of the open relation `rel`, still live
         // (`Buffer::finish` frees it with `FreeBulkInsertState` only after this), on the backend
@@ -178,14 +186,14 @@ impl Extender {
         #[cfg(not(feature = "pg15"))]
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
-            if (*b).next_free != INVALID_BLOCK {
+            if (*b).next_free != INVALID_BLOCK && !self.skip_fsm {
                 record_free(rel, (*b).next_free, (*b).last_free);
                 (*b).next_free = INVALID_BLOCK;
                 (*b).last_free = INVALID_BLOCK;
             }
         }
         #[cfg(feature = "pg15")]
-        let _ = (rel, bistate); // 15: every page fastcopy added is in the free space map already
+        let _ = (rel, bistate, self.skip_fsm); // 15: every page fastcopy added is in the map already
     }
 
     /// New pages the insert path will use before it would extend by itself.

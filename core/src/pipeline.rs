@@ -12,6 +12,13 @@
 //! core, so that on a reader thread that work too runs ahead of the loader. A field that is
 //! not a value or does not convert is left to the loader, which converts it again and raises
 //! the error in order.
+//!
+//! With a [`TuplePlan`] as well (a table whose every column is an integer field of the
+//! input), it also forms each row's tuple: the bytes the loader would form, from a template
+//! the extension made (the tuple's header and the memory in front of it, which this crate
+//! does not interpret) with the row's integers written at their offsets. A row it cannot form
+//! (a field that is NULL or did not convert, a wrong number of fields) is left to the loader,
+//! which forms it, or raises its error, as for any row.
 
 use crate::decode::Decoder;
 use crate::input::{InputError, Row};
@@ -34,6 +41,69 @@ pub struct IntPlan {
     pub grammar: Grammar,
     /// The fields are binary COPY values (big-endian, exactly the width's bytes), not text.
     pub binary: bool,
+    /// Tuples formed from the converted fields, when every column is one of them.
+    pub tuple: Option<TuplePlan>,
+}
+
+/// How a row whose fields all converted becomes a tuple: `template`'s bytes with, per column,
+/// its field's integer stored little-endian in `width` bytes at `at`. Made by the extension,
+/// which knows the layout; [`TuplePlan::new`] only checks that every value lies inside the
+/// template.
+#[derive(Clone, Debug)]
+pub struct TuplePlan {
+    template: Vec<u8>,
+    /// Per column: (its input field, byte offset in the template, width in bytes).
+    columns: Vec<(usize, usize, usize)>,
+    /// A row must have exactly this many fields.
+    nfields: usize,
+}
+
+impl TuplePlan {
+    /// `None` unless every column lies inside `template` and names a field below `nfields`
+    /// with a width of 2, 4 or 8 bytes.
+    pub fn new(
+        template: Vec<u8>,
+        columns: Vec<(usize, usize, usize)>,
+        nfields: usize,
+    ) -> Option<TuplePlan> {
+        let fits = |&(f, at, w): &(usize, usize, usize)| {
+            f < nfields && matches!(w, 2 | 4 | 8) && at + w <= template.len()
+        };
+        (!columns.is_empty() && columns.iter().all(fits)).then_some(TuplePlan {
+            template,
+            columns,
+            nfields,
+        })
+    }
+
+    /// Bytes per formed tuple (the template's).
+    pub fn len(&self) -> usize {
+        self.template.len()
+    }
+
+    /// Never true: a plan has a template.
+    pub fn is_empty(&self) -> bool {
+        self.template.is_empty()
+    }
+
+    /// Writes the tuple of `ints` (one per input field, converted) into `out` (`len()`
+    /// long); false, leaving `out` in an unspecified state, when a column's field did not
+    /// convert or does not fit its width.
+    #[inline]
+    fn form(&self, ints: &[Option<i64>], out: &mut [u8]) -> bool {
+        out.copy_from_slice(&self.template);
+        for &(f, at, w) in &self.columns {
+            let Some(v) = ints[f] else { return false };
+            let le = v.to_le_bytes();
+            match w {
+                2 if i16::try_from(v).is_ok() => out[at..at + 2].copy_from_slice(&le[..2]),
+                4 if i32::try_from(v).is_ok() => out[at..at + 4].copy_from_slice(&le[..4]),
+                8 => out[at..at + 8].copy_from_slice(&le),
+                _ => return false,
+            }
+        }
+        true
+    }
 }
 
 impl IntPlan {
@@ -43,6 +113,7 @@ impl IntPlan {
             fields,
             grammar,
             binary: false,
+            tuple: None,
         })
     }
 
@@ -61,6 +132,10 @@ pub struct RowBlock {
     /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted.
     ints: Vec<Option<i64>>,
     width: usize,
+    /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`.
+    tuples: Vec<u8>,
+    tuple_len: usize,
+    formed: Vec<bool>,
     /// Bytes the reader had consumed from its source when the block was filled.
     pub bytes_read: u64,
     /// `Some` once the input ended: after the rows of this block there are no more.
@@ -76,6 +151,9 @@ impl RowBlock {
             len: 0,
             ints: Vec::new(),
             width: 0,
+            tuples: Vec::new(),
+            tuple_len: 0,
+            formed: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -89,6 +167,9 @@ impl RowBlock {
             len: 0,
             ints: Vec::new(),
             width: 0,
+            tuples: Vec::new(),
+            tuple_len: 0,
+            formed: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -113,6 +194,14 @@ impl RowBlock {
         &self.ints[r * self.width..(r + 1) * self.width]
     }
 
+    /// Row `r`'s tuple, formed by the plan's [`TuplePlan`]; `None` where the loader must
+    /// form it (or raise the row's error) itself.
+    #[inline]
+    pub fn tuple(&self, r: usize) -> Option<&[u8]> {
+        let n = self.tuple_len;
+        (n > 0 && self.formed[r]).then(|| &self.tuples[r * n..(r + 1) * n])
+    }
+
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
     /// when the next row would wait for the stream and the writer asks for the rows
@@ -129,6 +218,11 @@ impl RowBlock {
         self.end = None;
         self.width = plan.map_or(0, |p| p.fields.len());
         self.ints.resize(self.rows.len() * self.width, None);
+        self.tuple_len = plan
+            .and_then(|p| p.tuple.as_ref())
+            .map_or(0, TuplePlan::len);
+        self.tuples.resize(self.rows.len() * self.tuple_len, 0);
+        self.formed.resize(self.rows.len(), false);
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
             if self.len > 0
@@ -161,6 +255,14 @@ impl RowBlock {
             let rows = self.rows[..self.len].iter();
             for (row, out) in rows.zip(self.ints.chunks_exact_mut(self.width)) {
                 convert_ints(row, plan, out);
+            }
+            if let Some(tp) = &plan.tuple {
+                let rows = self.rows[..self.len].iter().zip(&mut self.formed);
+                let ints = self.ints.chunks_exact(self.width);
+                let out = self.tuples.chunks_exact_mut(self.tuple_len);
+                for (((row, formed), ints), out) in rows.zip(ints).zip(out) {
+                    *formed = row.len() == tp.nfields && tp.form(ints, out);
+                }
             }
         }
         self.bytes_read = reader.bytes_read();
@@ -350,6 +452,47 @@ mod tests {
         assert_eq!(block.ints(1), &[None, Some(7), None]); // 40000 is out of range for int2
         assert_eq!(block.ints(2), &[None, None, None]); // NULL, and not an integer
         assert!(IntPlan::new(vec![None, None], Grammar::Pg15).is_none());
+    }
+
+    /// A tuple plan over (int8, int2, int4) fed by fields 2, 0, 1: the template's bytes with
+    /// each value little-endian at its offset; rows with a NULL, a value that did not convert,
+    /// too few or too many fields are left to the loader.
+    #[test]
+    fn tuple_plan_forms_the_rows_whose_fields_all_converted() {
+        let data = b"1\t-2\t3\n-32768\t2147483647\t-9\n1\t\\N\t3\n1\tx\t3\n1\t2\n1\t2\t3\t4\n";
+        let mut plan = IntPlan::new(
+            vec![
+                Some(IntWidth::I16),
+                Some(IntWidth::I32),
+                Some(IntWidth::I64),
+            ],
+            Grammar::Pg16,
+        )
+        .unwrap();
+        let template: Vec<u8> = (0..32u8).map(|b| b | 0x80).collect();
+        let columns = vec![(2, 8, 8), (0, 16, 2), (1, 20, 4)];
+        plan.tuple = Some(TuplePlan::new(template.clone(), columns, 3).unwrap());
+        let mut reader = RowReader::new(&data[..], Options::text());
+        let mut block = RowBlock::new(8);
+        block.fill(&mut reader, 1 << 20, Some(&plan), None);
+        assert_eq!(block.rows().len(), 6);
+        let expect = |a: i16, b: i32, c: i64| {
+            let mut t = template.clone();
+            t[8..16].copy_from_slice(&c.to_le_bytes());
+            t[16..18].copy_from_slice(&a.to_le_bytes());
+            t[20..24].copy_from_slice(&b.to_le_bytes());
+            t
+        };
+        assert_eq!(block.tuple(0), Some(&expect(1, -2, 3)[..]));
+        assert_eq!(block.tuple(1), Some(&expect(i16::MIN, i32::MAX, -9)[..]));
+        for r in 2..6 {
+            assert_eq!(block.tuple(r), None, "row {r}");
+        }
+        // a plan whose columns do not fit its template, or name no field, is no plan
+        assert!(TuplePlan::new(vec![0; 8], vec![(0, 4, 8)], 1).is_none());
+        assert!(TuplePlan::new(vec![0; 8], vec![(1, 0, 4)], 1).is_none());
+        assert!(TuplePlan::new(vec![0; 8], vec![(0, 0, 3)], 1).is_none());
+        assert!(TuplePlan::new(vec![0; 8], vec![], 1).is_none());
     }
 
     #[test]

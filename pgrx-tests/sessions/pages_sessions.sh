@@ -11,7 +11,7 @@
 #   count in the transaction's statistics, amcheck (verify_heapam, bt_index_check with
 #   heapallindexed) and the rows themselves;
 # - that the page path was taken (its DEBUG1 line), or, for TOAST-size rows, not.
-# Scenarios: ints only, ints/text/NULLs, FREEZE into a table created in the transaction,
+# Scenarios: ints only, ints of three widths with NULLs, ints/text/NULLs, FREEZE into a table created in the transaction,
 # fillfactor 70, a table with rows, deletions and VACUUM (the free space map, unused line
 # pointers, all-visible pages), an index, UNLOGGED, TEMP, TOAST-size values.
 #   pgrx-tests/sessions/pages_sessions.sh 17
@@ -42,6 +42,8 @@ CREATE EXTENSION IF NOT EXISTS pg_visibility;
 CREATE EXTENSION IF NOT EXISTS pg_freespacemap;
 CREATE EXTENSION IF NOT EXISTS pg_walinspect;
 COPY (SELECT g, (g * 7919) % 100003 - 50000, 3243423 FROM generate_series(1, 200000) g) TO '$data-ints';
+COPY (SELECT (g % 30000 - 15000)::int2, CASE WHEN g % 13 = 0 THEN NULL ELSE g * 1000000007::int8 END, -g
+      FROM generate_series(1, 150000) g) TO '$data-widths';
 COPY (SELECT g, CASE WHEN g % 7 = 0 THEN NULL ELSE repeat(chr(97 + g % 26), g % 90) END,
              CASE WHEN g % 11 = 0 THEN NULL ELSE g * 3 END, (g % 3 = 0)
       FROM generate_series(1, 100000) g) TO '$data-mixed';
@@ -86,7 +88,7 @@ SELECT 'before', (SELECT $(digest) FROM pages_of(NULLIF(:'r', '')::regclass) x),
        (SELECT $(digest) FROM pg_visibility_map(NULLIF(:'r', '')::regclass) x),
        (SELECT $(digest) FROM pg_freespace(NULLIF(:'r', '')::regclass) x);
 SELECT pg_current_wal_insert_lsn() AS start \gset
-SET fastcopy.page_path = $s;
+SET fastcopy.page_path = $([ $s = copy ] && echo DEFAULT || echo $s);
 SET client_min_messages = debug1;
 BEGIN;
 $load;
@@ -113,13 +115,27 @@ SELECT 'indexcheck', count(bt_index_check(i.indexrelid, true))
 SQL
 }
 
-# scenario LABEL DDL PRE LOAD [toast]: both sides, then the checks.
+# The server's COPY for a LOAD of fastcopy.load(TABLE, FILE[, freeze => true]).
+as_copy() {
+  sed -e "s/SELECT fastcopy.load('\([^']*\)', '\([^']*\)')/COPY \1 FROM '\2'/" \
+      -e "s/SELECT fastcopy.load('\([^']*\)', '\([^']*\)', freeze => true)/COPY \1 FROM '\2' WITH (FREEZE)/" <<<"$1"
+}
+
+# scenario LABEL DDL PRE LOAD [toast]: both sides, and the same load by the server's COPY (the
+# pages of page_path off, where fastcopy forms the tuples and heap_multi_insert places them,
+# are COPY's), then the checks.
 scenario() {
-  local label=$1 off on
+  local label=$1 off on copy
   off=$(side off "$2" "$3" "$4")
   on=$(side on "$2" "$3" "$4")
-  local o n
+  copy=$(side copy "$2" "$3" "$(as_copy "$4")")
+  local o n c
   o=$(grep -E '^(before|pages) ' <<<"$off"); n=$(grep -E '^(before|pages) ' <<<"$on")
+  c=$(grep -E '^(before|pages) ' <<<"$copy")
+  check "pages $label: COPY leaves the same pages, headers, VM, FSM, WAL records, stats and rows as fastcopy" \
+    '[ -n "$c" ] && [ "$c" = "$o" ] && grep -q " heapcheck 0 " <<<"$c" && ! grep -q ERROR <<<"$copy"' \
+    "copy: $copy
+       off:  $off"
   local debug rows toasted visible reused taken
   debug=$(grep -o 'fastcopy: [0-9]* rows of "pg_on" onto heap pages by the page path; to heap_multi_insert: [0-9]* batches with TOAST-size rows, [0-9]* from an all-visible page on; [0-9]* pages' <<<"$on")
   read -r rows toasted visible reused < <(sed -n 's/fastcopy: \([0-9]*\) rows.*insert: \([0-9]*\) batches.*rows, \([0-9]*\) from.* on; \([0-9]*\) pages/\1 \2 \3 \4/p' <<<"$debug")
@@ -139,6 +155,9 @@ scenario() {
 scenario "ints (a int, b int, c int)" \
   "CREATE TABLE %T (a int, b int, c int)" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-ints')"
+scenario "int2, int8, int4 with NULLs (a null bitmap in every 13th row)" \
+  "CREATE TABLE %T (a int2, b int8, c int4)" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-widths')"
 scenario "ints/text/NULLs, logged" \
   "CREATE TABLE %T (a int, b text, c bigint, d bool)" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')"
@@ -211,6 +230,6 @@ psql -c "SELECT pg_drop_replication_slot('fastcopy_pages')" >/dev/null
 psql -c "ALTER SYSTEM RESET wal_level" -c "ALTER SYSTEM RESET autovacuum" >/dev/null
 restart
 
-psql -c "DROP TABLE IF EXISTS pg_off, pg_on" >/dev/null 2>&1
+psql -c "DROP TABLE IF EXISTS pg_off, pg_on, pg_copy" >/dev/null 2>&1
 rm -f "$data"-*
 exit $fail

@@ -144,7 +144,7 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
                 _ => None,
             })
             .collect();
-        return IntPlan::binary(fields);
+        return IntPlan::binary(fields).map(|p| with_tuples(target, p));
     }
     let fields = target
         .columns
@@ -157,7 +157,31 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
             Converter::Input { .. } | Converter::Receive(_) => None,
         })
         .collect();
-    IntPlan::new(fields, SERVER_GRAMMAR)
+    IntPlan::new(fields, SERVER_GRAMMAR).map(|p| with_tuples(target, p))
+}
+
+/// The plan, and the reader forms the tuples too when each of the table's columns is an int
+/// field of the plan and a row needs nothing else before its tuple is formed: the short path,
+/// no WHERE, no column filled by a default (then the tuple is all the loader would make of
+/// the row: [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
+fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
+    if !target.fast || target.filter.is_some() || !target.fillers.is_empty() || target.single_rows {
+        return plan;
+    }
+    let mut fields = vec![None; target.natts];
+    for (f, (col, width)) in target.columns.iter().zip(&plan.fields).enumerate() {
+        let bytes = match width {
+            Some(IntWidth::I16) => 2,
+            Some(IntWidth::I32) => 4,
+            Some(IntWidth::I64) => 8,
+            None => return plan,
+        };
+        if let Some(slot) = fields.get_mut(col.index) {
+            *slot = Some((f, bytes));
+        }
+    }
+    plan.tuple = target.former.tuple_plan(&fields, target.columns.len());
+    plan
 }
 
 /// What HEADER MATCH compares the header with: the input columns' names and whether the

@@ -196,6 +196,13 @@ impl<'a> Loader<'a> {
     fn load_row(&mut self, block: &RowBlock, r: usize) -> Option<Stored> {
         let (target, pos) = (self.target, self.pos);
         let row = &block.rows()[r];
+        if let Some(formed) = block.tuple(r) {
+            // the reader formed the tuple: every column an int field that converted
+            pos.at_row(row);
+            // SAFETY: the short path's target (the reader forms tuples only for it), a tuple
+            // of its former's plan.
+            return Some(unsafe { self.batch.store_formed(target, formed, row) });
+        }
         let Values { datums, nulls } = &mut self.values;
         if target.binary {
             receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);

@@ -61,6 +61,41 @@ impl Batch {
                 .former
                 .form(&mut self.arena, &values.datums, &values.nulls);
             pg_sys::MemoryContextSwitchTo(old);
+            self.store_tuple(target, tuple, row)
+        }
+    }
+
+    /// The short path for a tuple the reader formed ([`tuple::Former::copy_formed`]): copied into
+    /// the batch memory, then as `store_fast`.
+    ///
+    /// # Safety
+    /// `target.fast`; `formed` is a tuple of the target former's plan.
+    #[inline]
+    pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: &Row) -> Stored {
+        // SAFETY: as the function's contract; the arena takes a new block from the batch
+        // memory, which is current while it does.
+        unsafe {
+            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
+            let tuple = target.former.copy_formed(&mut self.arena, formed);
+            pg_sys::MemoryContextSwitchTo(old);
+            self.store_tuple(target, tuple, row)
+        }
+    }
+
+    /// The short path's rest: the tuple into its buffer (the page writer's list, or a slot
+    /// with the row's constraint checks).
+    ///
+    /// # Safety
+    /// `target.fast`; `tuple` was formed for it in the batch memory.
+    #[inline(always)]
+    unsafe fn store_tuple(
+        &mut self,
+        target: &Target,
+        tuple: pg_sys::HeapTuple,
+        row: &Row,
+    ) -> Stored {
+        // SAFETY: as the function's contract.
+        unsafe {
             let buf = &mut self.buffers[0];
             // its place on a heap page: MAXALIGNed tuple and a line pointer
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;

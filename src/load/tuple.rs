@@ -9,6 +9,7 @@
 //! memory. The slot is marked as owning its tuple, so materializing it is a no-op; it never
 //! frees it: `forget` empties the slot after the flush and the batch memory is reset at once.
 
+use fastcopy_core::pipeline::TuplePlan;
 use pgrx::pg_sys;
 use std::mem::{offset_of, size_of};
 
@@ -124,6 +125,24 @@ impl Former {
         // for the whole body: this is the per-row path, inlined into the load loop.
         unsafe {
             let chunk = arena.alloc_zeroed(self.fixed_chunk);
+            self.write_fixed(chunk, layout, values)
+        }
+    }
+
+    /// `form_fixed`'s tuple, written into `chunk`.
+    ///
+    /// # Safety
+    /// `chunk` is `fixed_chunk` zeroed, MAXALIGNed bytes; `layout` is `self.fixed`, `values`
+    /// hold one entry per attribute; `tupdesc` is valid (as `form`).
+    #[inline(always)]
+    unsafe fn write_fixed(
+        &self,
+        chunk: *mut u8,
+        layout: &[(usize, usize)],
+        values: &[pg_sys::Datum],
+    ) -> pg_sys::HeapTuple {
+        // SAFETY: see `form_fixed`: every write lies within the chunk, aligned where typed.
+        unsafe {
             let tuple = chunk as pg_sys::HeapTuple;
             (*tuple).t_len = self.fixed_len;
             (*tuple).t_self = invalid_item_pointer();
@@ -226,6 +245,65 @@ impl Arena {
         self.cur = unsafe { p.add(size) };
         self.left -= size;
         p
+    }
+}
+
+impl Former {
+    /// What the reader thread needs to form this relation's tuples itself ([`TuplePlan`]):
+    /// the chunk `form_fixed` writes for all-zero values (its `t_data` pointer zero: set by
+    /// [`Former::copy_formed`]), and where each attribute's value goes. `fields[a]` is the
+    /// input field (and its integer width in bytes) that attribute `a` comes from; `None`
+    /// unless the table's columns are all fixed-width by-value, each fed by an integer field
+    /// of its own width.
+    pub fn tuple_plan(
+        &self,
+        fields: &[Option<(usize, usize)>],
+        nfields: usize,
+    ) -> Option<TuplePlan> {
+        let layout = self.fixed.as_ref()?;
+        if fields.len() != layout.len() {
+            return None;
+        }
+        let mut columns = Vec::with_capacity(layout.len());
+        for (&(off, len), field) in layout.iter().zip(fields) {
+            let (f, width) = (*field)?;
+            if width != len {
+                return None;
+            }
+            columns.push((f, HEAPTUPLESIZE + HOFF + off, len));
+        }
+        let mut words = vec![0u64; self.fixed_chunk.div_ceil(8)];
+        let zeros = vec![pg_sys::Datum::from(0usize); layout.len()];
+        // SAFETY: `words` is `fixed_chunk` zeroed bytes (at least), 8-byte aligned; `layout`
+        // is `self.fixed` and `zeros` has an entry per attribute; the descriptor is valid
+        // (`new`). The pointer `write_fixed` stores into `t_data` is cleared at once.
+        unsafe {
+            let chunk = words.as_mut_ptr() as *mut u8;
+            let tuple = self.write_fixed(chunk, layout, &zeros);
+            (*tuple).t_data = std::ptr::null_mut();
+        }
+        let template: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        TuplePlan::new(template[..self.fixed_chunk].to_vec(), columns, nfields)
+    }
+
+    /// A tuple the reader formed by this relation's [`TuplePlan`], copied into the batch
+    /// memory: the same tuple `form` makes from the row's values.
+    ///
+    /// # Safety
+    /// As `form`; `formed` is a tuple of this former's plan (`fixed_chunk` bytes).
+    #[inline]
+    pub unsafe fn copy_formed(&self, arena: &mut Arena, formed: &[u8]) -> pg_sys::HeapTuple {
+        debug_assert_eq!(formed.len(), self.fixed_chunk);
+        // SAFETY: `chunk` is `fixed_chunk` fresh MAXALIGNed bytes of the batch memory (as
+        // `form_fixed`), `formed` as many bytes (# Safety), which hold the `HeapTupleData` and
+        // the tuple; the header starts HEAPTUPLESIZE into the chunk, where `t_data` points.
+        unsafe {
+            let chunk = arena.alloc(self.fixed_chunk);
+            std::ptr::copy_nonoverlapping(formed.as_ptr(), chunk, self.fixed_chunk);
+            let tuple = chunk as pg_sys::HeapTuple;
+            (*tuple).t_data = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
+            tuple
+        }
     }
 }
 
