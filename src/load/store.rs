@@ -73,11 +73,10 @@ impl Batch {
     #[inline]
     pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: &Row) -> Stored {
         // SAFETY: as the function's contract; the arena takes a new block from the batch
-        // memory, which is current while it does.
+        // memory.
         unsafe {
-            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
-            let tuple = target.former.copy_formed(&mut self.arena, formed);
-            pg_sys::MemoryContextSwitchTo(old);
+            let mem = target.batch_memory();
+            let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
             self.store_tuple(target, tuple, row)
         }
     }

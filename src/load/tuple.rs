@@ -221,6 +221,25 @@ impl Arena {
         p
     }
 
+    /// As [`Arena::alloc`], from the memory context `mem` (the batch memory) whatever the
+    /// current one: switched to only when a new block is needed.
+    ///
+    /// # Safety
+    /// As `alloc`, with `mem` as the batch memory.
+    #[inline]
+    pub unsafe fn alloc_in(&mut self, mem: pg_sys::MemoryContext, size: usize) -> *mut u8 {
+        // SAFETY: as the function's contract; with enough left, `alloc` takes no block.
+        unsafe {
+            if maxalign(size) <= self.left {
+                return self.alloc(size);
+            }
+            let old = pg_sys::MemoryContextSwitchTo(mem);
+            let p = self.alloc(size);
+            pg_sys::MemoryContextSwitchTo(old);
+            p
+        }
+    }
+
     /// A chunk of at least `size` bytes (not zeroed; MAXALIGNed, as every chunk stays: the
     /// size taken is rounded up to MAXALIGN, and palloc's blocks are MAXALIGNed), valid until
     /// the memory context it was taken from is reset.
@@ -290,16 +309,30 @@ impl Former {
     /// memory: the same tuple `form` makes from the row's values.
     ///
     /// # Safety
-    /// As `form`; `formed` is a tuple of this former's plan (`fixed_chunk` bytes).
+    /// As `form`, except that `mem` is the batch memory (the current context may be any);
+    /// `formed` is a tuple of this former's plan (`fixed_chunk` bytes).
     #[inline]
-    pub unsafe fn copy_formed(&self, arena: &mut Arena, formed: &[u8]) -> pg_sys::HeapTuple {
+    pub unsafe fn copy_formed(
+        &self,
+        arena: &mut Arena,
+        mem: pg_sys::MemoryContext,
+        formed: &[u8],
+    ) -> pg_sys::HeapTuple {
         debug_assert_eq!(formed.len(), self.fixed_chunk);
         // SAFETY: `chunk` is `fixed_chunk` fresh MAXALIGNed bytes of the batch memory (as
-        // `form_fixed`), `formed` as many bytes (# Safety), which hold the `HeapTupleData` and
+        // `form_fixed`; `fixed_chunk` is a multiple of 8, so the word copy stays inside it and
+        // inside `formed`), `formed` as many bytes (# Safety), which hold the `HeapTupleData` and
         // the tuple; the header starts HEAPTUPLESIZE into the chunk, where `t_data` points.
         unsafe {
-            let chunk = arena.alloc(self.fixed_chunk);
-            std::ptr::copy_nonoverlapping(formed.as_ptr(), chunk, self.fixed_chunk);
+            let chunk = arena.alloc_in(mem, self.fixed_chunk);
+            // word by word, inline (a call to memcpy costs more than these few words); the
+            // chunk is MAXALIGNed, the formed bytes need not be
+            let from = formed.as_ptr() as *const u64;
+            for i in 0..self.fixed_chunk / 8 {
+                (chunk as *mut u64)
+                    .add(i)
+                    .write(from.add(i).read_unaligned());
+            }
             let tuple = chunk as pg_sys::HeapTuple;
             (*tuple).t_data = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
             tuple
