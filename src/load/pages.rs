@@ -257,20 +257,20 @@ impl Pages {
                     .map(|&slot| unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple }),
             );
         }
-        for &t in &self.tuples {
-            // SAFETY: `t` is a formed tuple with its header (# Safety).
-            let (len, infomask) = unsafe { ((*t).t_len as usize, (*(*t).t_data).t_infomask) };
-            if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
-                self.toasted_flushes += 1;
-                return Err(0);
-            }
-        }
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
+        // One pass: each tuple is checked for the toaster, then prepared. A tuple that needs
+        // the toaster sends the whole batch to heap_multi_insert, which prepares the tuples
+        // again, with the same values (so those prepared before it make no difference).
         // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
         // change (# Safety), as `heap_prepare_insert` changes the slots' tuples.
         unsafe {
             let xid = pg_sys::GetCurrentTransactionId();
             for &t in &self.tuples {
+                let (len, infomask) = ((*t).t_len as usize, (*(*t).t_data).t_infomask);
+                if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
+                    self.toasted_flushes += 1;
+                    return Err(0);
+                }
                 prepare(t, xid, cid, frozen, self.relid);
             }
             serializable_check(rel);
