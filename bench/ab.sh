@@ -6,7 +6,8 @@
 # order is random per round; the result is the median of each round's B/A time ratio
 # (> 1: B is slower). Builds the two commits itself (git worktrees under $FASTCOPY_RUN).
 #   bench/ab.sh COMMIT_A COMMIT_B [major]       e.g. bench/ab.sh 78f5f41 HEAD 17
-#   ROUNDS=15 WORKLOADS="lotsaints ints10m" (also ints10m_unlogged: the same rows, no WAL)
+#   ROUNDS=15 WORKLOADS="lotsaints ints10m" (also ints10m_unlogged: the same rows, no WAL;
+#   lotsaints_logged: lotsaints into a logged table)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -45,8 +46,10 @@ ints="$FASTCOPY_RUN/ints10m.copy"
 for w in $workloads; do
   case $w in
     lotsaints) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots ;;
+    lotsaints_logged) def="CREATE TABLE ab_t (a int, b int, c int)"; data=$lots ;;
     ints10m) def="CREATE TABLE ab_t (a int)"; data=$ints ;;
     ints10m_unlogged) def="CREATE UNLOGGED TABLE ab_t (a int)"; data=$ints ;;
+    *) echo "ab.sh: unknown workload $w"; exit 2 ;;
   esac
   psql -c "DROP TABLE IF EXISTS ab_t" -c "$def" >/dev/null
   ta=(); tb=(); ratios=()
