@@ -723,6 +723,27 @@ bad("unique_violation_multi.csv", b"1,a\n1,b\n", "a int, b text, UNIQUE (a)", CS
 
 
 # ---------------------------------------------------------------------------------------------
+section("Tables of int columns only (the reader thread forms their tuples)")
+
+W = "a int2, b int8, c int4"
+case("ints_widths_reordered.txt",
+     lines(b"-2147483648\t-32768\t-9223372036854775808", b"2147483647\t32767\t9223372036854775807",
+           b"0\t0\t0", b" 7\t+8 \t-9"),
+     W, "columns=c,a,b", note="extremes of each width, fields in another order than the columns")
+case("ints_formed_and_nulls.txt", lines(b"1\t2\t3", b"\\N\t5\t6", b"7\t\\N\t\\N", b"10\t11\t12"),
+     W, note="rows with a NULL are formed by the backend, the others by the reader")
+case("ints_formed_quoted.csv", b'1,"2",3\n"4",5,"6"\n', W, CSV)
+bad("ints_formed_extra_field.txt", lines(b"1\t2\t3", b"4\t5\t6\t7"), W, sqlstate="22P04")
+bad("ints_formed_missing_field.txt", lines(b"1\t2\t3", b"4\t5"), W, sqlstate="22P04")
+bad("ints_formed_int2_overflow.txt", lines(b"1\t2\t3", b"40000\t5\t6"), W, sqlstate="22003")
+bad("ints_formed_bad_middle.txt", lines(b"1\t2\t3", b"4\t5x\t6", b"7\t8\t9"), W,
+    sqlstate="22P02")
+bad("ints_formed_pk_duplicate.txt", lines(b"1\t2\t3", b"4\t5\t6", b"1\t8\t9"),
+    "a int2 PRIMARY KEY, b int8, c int4", sqlstate="23505")
+bad("ints_formed_check.txt", lines(b"1\t2\t3", b"4\t5\t-6"),
+    "a int2, b int8, c int4 CHECK (c > 0)", sqlstate="23514")
+
+# ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]
     parts.append("expect=" + expect)
