@@ -253,15 +253,12 @@ impl RowBlock {
         // and the NUL after the field), which the CPU cannot forward, and wait for them.
         if let Some(plan) = plan.filter(|_| self.width > 0) {
             let rows = self.rows[..self.len].iter();
-            for (row, out) in rows.zip(self.ints.chunks_exact_mut(self.width)) {
+            let ints = self.ints.chunks_exact_mut(self.width);
+            for (r, (row, out)) in rows.zip(ints).enumerate() {
                 convert_ints(row, plan, out);
-            }
-            if let Some(tp) = &plan.tuple {
-                let rows = self.rows[..self.len].iter().zip(&mut self.formed);
-                let ints = self.ints.chunks_exact(self.width);
-                let out = self.tuples.chunks_exact_mut(self.tuple_len);
-                for (((row, formed), ints), out) in rows.zip(ints).zip(out) {
-                    *formed = row.len() == tp.nfields && tp.form(ints, out);
+                if let Some(tp) = &plan.tuple {
+                    let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
+                    self.formed[r] = row.len() == tp.nfields && tp.form(out, tuple);
                 }
             }
         }

@@ -291,9 +291,9 @@ impl Former {
             }
             columns.push((f, HEAPTUPLESIZE + HOFF + off, len));
         }
-        let mut words = vec![0u64; self.fixed_chunk.div_ceil(8)];
+        let mut words = vec![0u64; self.fixed_chunk / 8]; // (a multiple of MAXALIGN)
         let zeros = vec![pg_sys::Datum::from(0usize); layout.len()];
-        // SAFETY: `words` is `fixed_chunk` zeroed bytes (at least), 8-byte aligned; `layout`
+        // SAFETY: `words` is `fixed_chunk` zeroed bytes, 8-byte aligned; `layout`
         // is `self.fixed` and `zeros` has an entry per attribute; the descriptor is valid
         // (`new`). The pointer `write_fixed` stores into `t_data` is cleared at once.
         unsafe {
@@ -301,8 +301,8 @@ impl Former {
             let tuple = self.write_fixed(chunk, layout, &zeros);
             (*tuple).t_data = std::ptr::null_mut();
         }
-        let template: Vec<u8> = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
-        TuplePlan::new(template[..self.fixed_chunk].to_vec(), columns, nfields)
+        let template = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
+        TuplePlan::new(template, columns, nfields)
     }
 
     /// A tuple the reader formed by this relation's [`TuplePlan`], copied into the batch
