@@ -51,7 +51,16 @@ COPY (SELECT g, CASE WHEN g % 3000 = 0
                      THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 100) i)
                      ELSE 'short ' || g END, g
       FROM generate_series(1, 20000) g) TO '$data-toast';
-DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass);
+DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_stop();
+-- The end of a side's WAL range: a record of its own (so that the range is never empty: COPY
+-- into a TEMP table writes none), waited for until it is flushed (pg_walinspect reads only
+-- flushed WAL: 15 refuses an end beyond it, 18 a start not before it).
+CREATE FUNCTION wal_stop() RETURNS pg_lsn LANGUAGE plpgsql AS \$\$
+DECLARE l pg_lsn := pg_logical_emit_message(false, 'fastcopy', 'end');
+BEGIN
+  WHILE pg_current_wal_flush_lsn() < l LOOP PERFORM pg_sleep(0.01); END LOOP;
+  RETURN l;
+END \$\$;
 CREATE FUNCTION pages_of(t regclass) RETURNS TABLE (blk bigint, lp smallint, lp_off smallint,
     lp_flags smallint, lp_len smallint, t_infomask2 integer, t_infomask integer, t_hoff smallint,
     t_bits text, t_ctid tid, t_data bytea) LANGUAGE sql AS \$\$
@@ -95,9 +104,7 @@ $load;
 SELECT pg_stat_get_xact_tuples_inserted('$t'::regclass) AS inserted \gset
 COMMIT;
 SET client_min_messages = warning;
--- (a record of its own, so that the range is never empty: COPY into a TEMP table writes none)
-SELECT pg_logical_emit_message(false, 'fastcopy', 'end') \g /dev/null
-SELECT pg_current_wal_insert_lsn() AS stop \gset
+SELECT wal_stop() AS stop \gset
 SELECT count(*) FROM $t \g /dev/null
 SELECT 'pages', (SELECT $(digest) FROM pages_of('$t') x),
        'headers', (SELECT $(digest) FROM headers_of('$t') x),
