@@ -31,7 +31,7 @@ for m in "${majors[@]}"; do
     for t in b_copy b_off b_on; do
       psql -c "DROP TABLE IF EXISTS $t" -c "CREATE $kw TABLE $t ($cols)"
     done
-    c=(); o=(); n=(); r_off=(); r_on=(); r_gain=()
+    c=(); o=(); n=(); r_off=(); r_on=(); r_gain=(); ticks=$(cpu_ticks)
     for r in $(seq 0 "$rounds"); do
       for k in $(random_order 3 "$r$w"); do
         case $k in
@@ -52,9 +52,10 @@ for m in "${majors[@]}"; do
                     AND NOT EXISTS (SELECT * FROM b_off EXCEPT ALL SELECT * FROM b_copy)
                     AND (SELECT count(*) FROM b_on) = (SELECT count(*) FROM b_copy)")
     [ "$same" = t ] || { echo "pages: $w tables differ on pg$m"; exit 1; }
-    row=$(printf '| %s | %s | %.0f | %.0f | %.0f | %.2f× | **%.2f×** | %.3f | %s |' "$version" "$w" \
+    row=$(printf '| %s | %s | %.0f | %.0f | %.0f | %.2f× | **%.2f×** | %.3f | %s | %s |' "$version" "$w" \
       "$(median "${c[@]}")" "$(median "${o[@]}")" "$(median "${n[@]}")" \
-      "$(median "${r_off[@]}")" "$(median "${r_on[@]}")" "$(median "${r_gain[@]}")" "$same")
+      "$(median "${r_off[@]}")" "$(median "${r_on[@]}")" "$(median "${r_gain[@]}")" "$same" \
+      "$(steal_pct "$ticks")")
     echo "$row"; rows+=("$row")
     psql -c "DROP TABLE b_copy, b_off, b_on"
   done
@@ -67,10 +68,12 @@ done
   echo "server, random order per round, $rounds rounds after a warm-up, TRUNCATE before each load;"
   echo "medians (ms) and medians of per-round ratios. Machine: $(nproc) vCPUs, $(uname -r),"
   echo "shared_buffers 1GB, release build. lotsaints: 2,000,000 rows of 3 ints; ints10m: 10,000,000"
-  echo "rows of one int (logged); pk3: lotsaints into (a int PRIMARY KEY, b int, c int)."
+  echo "rows of one int (logged); pk3: lotsaints into (a int PRIMARY KEY, b int, c int). steal: the"
+  echo "share of CPU time the hypervisor took during the workload's rounds (/proc/stat; above a few"
+  echo "percent, two-thread loads suffer more than one-thread COPY)."
   echo
-  echo "| PostgreSQL | workload | COPY ms | off ms | on ms | COPY/off | COPY/on | on/off | same rows |"
-  echo "|---|---|---|---|---|---|---|---|---|"
+  echo "| PostgreSQL | workload | COPY ms | off ms | on ms | COPY/off | COPY/on | on/off | same rows | steal % |"
+  echo "|---|---|---|---|---|---|---|---|---|---|"
   printf '%s\n' "${rows[@]}"
 } >"$out"
 echo "wrote $out"
