@@ -248,15 +248,12 @@ impl Arena {
     /// The current memory context is the batch memory, and `reset` is called whenever that is
     /// reset or deleted (the blocks would dangle otherwise); `size` is above 0 and below
     /// MaxAllocSize. On the backend thread.
-    #[inline]
+    #[inline(always)]
     pub unsafe fn alloc(&mut self, size: usize) -> *mut u8 {
         let size = maxalign(size);
         if size > self.left {
-            let block = size.max(ARENA_BLOCK);
-            // SAFETY: on the backend thread, in the batch memory (# Safety); pgrx's guarded
-            // palloc raises an ERROR rather than return NULL.
-            self.cur = unsafe { pg_sys::palloc(block) } as *mut u8;
-            self.left = block;
+            // SAFETY: as this function's contract.
+            unsafe { self.new_block(size) };
         }
         let p = self.cur;
         // SAFETY: `size <= left`, the bytes left of the current block from `p` on, so the
@@ -264,6 +261,20 @@ impl Arena {
         self.cur = unsafe { p.add(size) };
         self.left -= size;
         p
+    }
+
+    /// A new block for at least `size` bytes (out of line: once per `ARENA_BLOCK`).
+    ///
+    /// # Safety
+    /// As [`Arena::alloc`].
+    #[cold]
+    #[inline(never)]
+    unsafe fn new_block(&mut self, size: usize) {
+        let block = size.max(ARENA_BLOCK);
+        // SAFETY: on the backend thread, in the batch memory (# Safety); pgrx's guarded
+        // palloc raises an ERROR rather than return NULL.
+        self.cur = unsafe { pg_sys::palloc(block) } as *mut u8;
+        self.left = block;
     }
 }
 
