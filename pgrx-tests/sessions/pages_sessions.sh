@@ -51,12 +51,12 @@ COPY (SELECT g, CASE WHEN g % 3000 = 0
                      THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 100) i)
                      ELSE 'short ' || g END, g
       FROM generate_series(1, 20000) g) TO '$data-toast';
-DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_stop();
--- The end of a side's WAL range: a record of its own (so that the range is never empty: COPY
--- into a TEMP table writes none), waited for until it is flushed (pg_walinspect reads only
--- flushed WAL: 15 refuses an end beyond it, 18 a start not before it).
-CREATE FUNCTION wal_stop() RETURNS pg_lsn LANGUAGE plpgsql AS \$\$
-DECLARE l pg_lsn := pg_logical_emit_message(false, 'fastcopy', 'end');
+DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_stop(), wal_flushed(pg_lsn);
+-- The end of a side's WAL range: a transactional message of its own (so that the range is never
+-- empty: COPY into a TEMP table writes none), whose commit flushes it; then waited for until
+-- flushed all the same (pg_walinspect reads only flushed WAL: 15 refuses an end beyond it, 18 a
+-- start not before it; a non-transactional message would wait for the next flush of another).
+CREATE FUNCTION wal_flushed(l pg_lsn) RETURNS pg_lsn LANGUAGE plpgsql AS \$\$
 BEGIN
   WHILE pg_current_wal_flush_lsn() < l LOOP PERFORM pg_sleep(0.01); END LOOP;
   RETURN l;
@@ -104,7 +104,8 @@ $load;
 SELECT pg_stat_get_xact_tuples_inserted('$t'::regclass) AS inserted \gset
 COMMIT;
 SET client_min_messages = warning;
-SELECT wal_stop() AS stop \gset
+SELECT pg_logical_emit_message(true, 'fastcopy', 'end') AS stop \gset
+SELECT wal_flushed(:'stop') \g /dev/null
 SELECT count(*) FROM $t \g /dev/null
 SELECT 'pages', (SELECT $(digest) FROM pages_of('$t') x),
        'headers', (SELECT $(digest) FROM headers_of('$t') x),
