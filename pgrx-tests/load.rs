@@ -453,6 +453,47 @@ fn load_flushes_follow_buffer_settings() {
     );
 }
 
+/// The reader's tuples completed in their row block (the page path without slots) while the
+/// batch holds them: a batch that spans two of the reader's blocks (4,096 rows each) keeps the
+/// older one, one that spans more copies the older one's tuples out first (max_buffered_tuples
+/// above a block), and rows with a NULL (formed on the backend) come between them. Each load
+/// leaves the table COPY leaves, every row at the same TID.
+#[pg_test]
+fn load_formed_tuples_across_blocks() {
+    Spi::run("CREATE TABLE fc_fb_copy (a int, b bigint, c smallint)").unwrap();
+    Spi::run("CREATE TABLE fc_fb (a int, b bigint, c smallint)").unwrap();
+    let data: String = (0..30_000i64)
+        .map(|i| match i % 997 {
+            0 => format!("{i}\t\\N\t{}\n", i % 30_000),
+            _ => format!("{i}\t{}\t{}\n", i * 1_000_003, i % 32_000 - 16_000),
+        })
+        .collect();
+    let path = quote_literal(&scratch_file("formed_blocks", data.as_bytes()));
+    Spi::run(&format!("COPY fc_fb_copy FROM {path}")).unwrap();
+    for settings in [
+        "SET fastcopy.max_buffered_tuples = 1000",
+        "SET fastcopy.max_buffered_tuples = 10000; SET fastcopy.max_buffered_bytes = '1MB'",
+        "SET fastcopy.max_buffered_tuples = 3",
+    ] {
+        Spi::run(settings).unwrap();
+        Spi::run("TRUNCATE fc_fb").unwrap();
+        Spi::run(&format!("SELECT fastcopy.load('fc_fb', {path})")).unwrap();
+        let differ = Spi::get_one::<i64>(
+            "SELECT count(*) FROM (
+               (SELECT ctid, * FROM fc_fb EXCEPT ALL SELECT ctid, * FROM fc_fb_copy)
+               UNION ALL
+               (SELECT ctid, * FROM fc_fb_copy EXCEPT ALL SELECT ctid, * FROM fc_fb)) d",
+        )
+        .unwrap();
+        assert_eq!(differ, Some(0), "{settings}");
+        assert_eq!(
+            Spi::get_one::<i64>("SELECT count(*) FROM fc_fb").unwrap(),
+            Some(30_000),
+            "{settings}"
+        );
+    }
+}
+
 #[pg_test]
 fn load_result_reports_what_happened() {
     Spi::run("CREATE TABLE fc_res (a int, b text)").unwrap();
