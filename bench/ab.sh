@@ -52,7 +52,7 @@ for w in $workloads; do
     *) echo "ab.sh: unknown workload $w"; exit 2 ;;
   esac
   psql -c "DROP TABLE IF EXISTS ab_t" -c "$def" >/dev/null
-  ta=(); tb=(); ratios=()
+  ta=(); tb=(); ratios=(); ticks=$(cpu_ticks)
   for r in $(seq 0 "$rounds"); do
     declare -A t=()
     for i in $(random_order 2 "$w$r"); do
@@ -65,8 +65,8 @@ for w in $workloads; do
       ta+=("${t[a]}"); tb+=("${t[b]}"); ratios+=("$(ratio "${t[b]}" "${t[a]}")")
     fi
   done
-  printf '%s on %s: A %s ms, B %s ms (medians of %s), B/A median per-round ratio %s\n' \
+  printf '%s on %s: A %s ms, B %s ms (medians of %s), B/A median per-round ratio %s; steal %s%%\n' \
     "$w" "$(psql -c 'SHOW server_version')" "$(median "${ta[@]}")" "$(median "${tb[@]}")" \
-    "$rounds" "$(median "${ratios[@]}")"
+    "$rounds" "$(median "${ratios[@]}")" "$(steal_pct "$ticks")"
 done
 use_so "$so_b"
