@@ -453,11 +453,10 @@ fn load_flushes_follow_buffer_settings() {
     );
 }
 
-/// The reader's tuples completed in their row block (the page path without slots) while the
-/// batch holds them: a batch that spans two of the reader's blocks (4,096 rows each) keeps the
-/// older one, one that spans more copies the older one's tuples out first (max_buffered_tuples
-/// above a block), and rows with a NULL (formed on the backend) come between them. Each load
-/// leaves the table COPY leaves, every row at the same TID.
+/// Tuples the reader formed, in batches that span two or three of the reader's blocks (4,096
+/// rows each; max_buffered_tuples above a block) or only a few rows, with rows with a NULL
+/// (formed on the backend) between them: each load leaves the table COPY leaves, every row at
+/// the same TID.
 #[pg_test]
 fn load_formed_tuples_across_blocks() {
     Spi::run("CREATE TABLE fc_fb_copy (a int, b bigint, c smallint)").unwrap();

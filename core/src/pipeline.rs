@@ -48,8 +48,7 @@ pub struct IntPlan {
 /// How a row whose fields all converted becomes a tuple: `template`'s bytes with, per column,
 /// its field's integer stored little-endian in `width` bytes at `at`. Made by the extension,
 /// which knows the layout; [`TuplePlan::new`] only checks that every value lies inside the
-/// template and that the template is a whole number of 8-byte words (so every tuple of a
-/// block starts 8-aligned: [`RowBlock::tuple`]).
+/// template.
 #[derive(Clone, Debug)]
 pub struct TuplePlan {
     template: Vec<u8>,
@@ -60,8 +59,8 @@ pub struct TuplePlan {
 }
 
 impl TuplePlan {
-    /// `None` unless `template` is a whole number of 8-byte words and every column lies
-    /// inside it and names a field below `nfields` with a width of 2, 4 or 8 bytes.
+    /// `None` unless every column lies inside `template` and names a field below `nfields`
+    /// with a width of 2, 4 or 8 bytes.
     pub fn new(
         template: Vec<u8>,
         columns: Vec<(usize, usize, usize)>,
@@ -70,8 +69,7 @@ impl TuplePlan {
         let fits = |&(f, at, w): &(usize, usize, usize)| {
             f < nfields && matches!(w, 2 | 4 | 8) && at + w <= template.len()
         };
-        let words = template.len().is_multiple_of(8);
-        (words && !columns.is_empty() && columns.iter().all(fits)).then_some(TuplePlan {
+        (!columns.is_empty() && columns.iter().all(fits)).then_some(TuplePlan {
             template,
             columns,
             nfields,
@@ -134,10 +132,8 @@ pub struct RowBlock {
     /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted.
     ints: Vec<Option<i64>>,
     width: usize,
-    /// With a [`TuplePlan`] of n bytes: `tuples[at + r * n..]` is row r's tuple if
-    /// `formed[r]`; `at` puts the first at an 8-aligned address (the storage has 8 bytes more).
+    /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`.
     tuples: Vec<u8>,
-    at: usize,
     tuple_len: usize,
     formed: Vec<bool>,
     /// Bytes the reader had consumed from its source when the block was filled.
@@ -156,7 +152,6 @@ impl RowBlock {
             ints: Vec::new(),
             width: 0,
             tuples: Vec::new(),
-            at: 0,
             tuple_len: 0,
             formed: Vec::new(),
             bytes_read: 0,
@@ -173,7 +168,6 @@ impl RowBlock {
             ints: Vec::new(),
             width: 0,
             tuples: Vec::new(),
-            at: 0,
             tuple_len: 0,
             formed: Vec::new(),
             bytes_read: 0,
@@ -201,31 +195,11 @@ impl RowBlock {
     }
 
     /// Row `r`'s tuple, formed by the plan's [`TuplePlan`]; `None` where the loader must
-    /// form it (or raise the row's error) itself. It starts at an 8-aligned address, and
-    /// stays where it is until the block is filled again (the loader may keep pointers to
-    /// it while it holds the block).
+    /// form it (or raise the row's error) itself.
     #[inline]
     pub fn tuple(&self, r: usize) -> Option<&[u8]> {
-        let (n, at) = (self.tuple_len, self.at);
-        (n > 0 && self.formed[r]).then(|| &self.tuples[at + r * n..at + (r + 1) * n])
-    }
-
-    /// As [`tuple`](Self::tuple), to change it in place, with row `r` (the loader completes the
-    /// tuple where the reader formed it).
-    #[inline]
-    pub fn tuple_mut(&mut self, r: usize) -> (&Row, Option<&mut [u8]>) {
-        let (n, at) = (self.tuple_len, self.at);
-        let tuple =
-            (n > 0 && self.formed[r]).then(|| &mut self.tuples[at + r * n..at + (r + 1) * n]);
-        (&self.rows[r], tuple)
-    }
-
-    /// The bytes the block's tuples are stored in (empty without a [`TuplePlan`]): a tuple
-    /// of the block lies inside it.
-    #[inline]
-    pub fn tuple_storage(&self) -> std::ops::Range<*const u8> {
-        let start = self.tuples.as_ptr();
-        start..start.wrapping_add(self.tuples.len())
+        let n = self.tuple_len;
+        (n > 0 && self.formed[r]).then(|| &self.tuples[r * n..(r + 1) * n])
     }
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
@@ -247,13 +221,7 @@ impl RowBlock {
         self.tuple_len = plan
             .and_then(|p| p.tuple.as_ref())
             .map_or(0, TuplePlan::len);
-        // 8 bytes more, to start the first tuple at an 8-aligned address
-        let size = self.rows.len() * self.tuple_len + if self.tuple_len > 0 { 8 } else { 0 };
-        self.tuples.resize(size, 0);
-        // (align_offset may decline, in principle: then unaligned, which the loader checks)
-        self.at = Some(self.tuples.as_ptr().align_offset(8))
-            .filter(|&a| a < 8)
-            .unwrap_or(0);
+        self.tuples.resize(self.rows.len() * self.tuple_len, 0);
         self.formed.resize(self.rows.len(), false);
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
@@ -289,8 +257,7 @@ impl RowBlock {
             for (r, (row, out)) in rows.zip(ints).enumerate() {
                 convert_ints(row, plan, out);
                 if let Some(tp) = &plan.tuple {
-                    let at = self.at + r * tp.len();
-                    let tuple = &mut self.tuples[at..at + tp.len()];
+                    let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
                     self.formed[r] = row.len() == tp.nfields && tp.form(out, tuple);
                 }
             }
@@ -514,12 +481,6 @@ mod tests {
             t
         };
         assert_eq!(block.tuple(0), Some(&expect(1, -2, 3)[..]));
-        // every tuple 8-aligned, and the one `tuple_mut` gives is the same
-        assert_eq!(block.tuple(1).unwrap().as_ptr() as usize % 8, 0);
-        let t0 = block.tuple(0).unwrap().as_ptr();
-        let (row, t) = block.tuple_mut(0);
-        assert_eq!((row.len(), t.map(|t| t.as_ptr())), (3, Some(t0)));
-        assert!(block.tuple_storage().contains(&t0));
         assert_eq!(block.tuple(1), Some(&expect(i16::MIN, i32::MAX, -9)[..]));
         for r in 2..6 {
             assert_eq!(block.tuple(r), None, "row {r}");
@@ -529,7 +490,6 @@ mod tests {
         assert!(TuplePlan::new(vec![0; 8], vec![(1, 0, 4)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![(0, 0, 3)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![], 1).is_none());
-        assert!(TuplePlan::new(vec![0; 12], vec![(0, 0, 4)], 1).is_none()); // not whole words
     }
 
     #[test]

@@ -386,9 +386,6 @@ pub struct Batch {
     tick: u64,
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
-    /// The row blocks (their tuple storage's start) that hold tuples of the current batch,
-    /// formed by the reader and buffered where they are (`store_formed`).
-    pub blocks: Vec<*const u8>,
     pub flushes: u64,
     /// Rows a foreign table's FDW did not insert since the loader last asked
     /// ([`take_not_inserted`](Self::take_not_inserted)).
@@ -415,7 +412,6 @@ impl Batch {
             max_bytes,
             tick: 0,
             arena: Arena::new(),
-            blocks: Vec::new(),
             flushes: 0,
             not_inserted: 0,
             pages_extended: 0,
@@ -516,7 +512,6 @@ impl Batch {
         }
         // SAFETY: nothing refers to the batch memory now: every row is in the heap.
         unsafe { self.reset_memory(target) };
-        self.blocks.clear();
         self.used = 0;
         self.bytes = 0;
         self.dropped = 0;

@@ -61,7 +61,7 @@ impl<'a> Loader<'a> {
 
     /// Loads every row of `block`; true once the input has ended (after this block's rows).
     /// Raises the error that stopped the decoder, in input order.
-    pub fn load_block(&mut self, block: &mut RowBlock) -> bool {
+    pub fn load_block(&mut self, block: &RowBlock) -> bool {
         let mut next = 0;
         while next < block.rows().len() {
             let (at, full) = match self.on_error {
@@ -108,21 +108,6 @@ impl<'a> Loader<'a> {
         }
     }
 
-    /// Whether the batch holds tuples that lie in `block` (formed by the reader and completed
-    /// in place, `Batch::store_formed`): the block must not be refilled before the batch is
-    /// flushed or [`release`](Self::release)s it.
-    pub fn holds(&self, block: &RowBlock) -> bool {
-        self.batch.points_into(&block.tuple_storage())
-    }
-
-    /// Copies the batch's tuples that lie in `block` into the batch memory: the block can be
-    /// refilled.
-    pub fn release(&mut self, block: &RowBlock) {
-        // SAFETY: only the short path's buffer holds tuples in a row block, formed by the
-        // target former's plan and prepared only at the flush.
-        unsafe { self.batch.evacuate(self.target, &block.tuple_storage()) }
-    }
-
     /// Inserts the last rows and ends the bulk insert; what the load did.
     pub fn finish(mut self) -> LoadStats {
         self.flush();
@@ -146,14 +131,13 @@ impl<'a> Loader<'a> {
     /// Loads the rows of `block` from `from` on, until the batch is full or the block ends;
     /// returns where it stopped and whether the batch is full.
     #[inline]
-    fn load_run(&mut self, block: &mut RowBlock, from: usize) -> (usize, bool) {
-        let n = block.rows().len();
+    fn load_run(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
+        let rows = block.rows();
         let mut r = from;
-        while r < n {
+        while r < rows.len() {
             self.resume = r + 1;
             let stored = self.load_row(block, r);
             // COPY checks for a cancel once per row, at the row it has just stored
-            let rows = block.rows();
             if interrupt_pending() {
                 self.pos.at_row(&rows[r]);
                 pgrx::check_for_interrupts!();
@@ -193,7 +177,7 @@ impl<'a> Loader<'a> {
     /// memory) and skips its row; the next run starts after it. Only data errors count as a
     /// rejected value, as only soft errors do in COPY 17: a cancel, a timeout or an
     /// out-of-memory raised inside an input function still stops the load.
-    fn load_run_rollback(&mut self, block: &mut RowBlock, from: usize) -> (usize, bool) {
+    fn load_run_rollback(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
         let run =
             compat::in_subtransaction(std::panic::AssertUnwindSafe(|| self.load_run(block, from)));
         match run {
@@ -209,17 +193,16 @@ impl<'a> Loader<'a> {
 
     /// Converts and stores row `r`: `None` when `on_error` skips it.
     #[inline]
-    fn load_row(&mut self, block: &mut RowBlock, r: usize) -> Option<Stored> {
+    fn load_row(&mut self, block: &RowBlock, r: usize) -> Option<Stored> {
         let (target, pos) = (self.target, self.pos);
-        let storage = block.tuple_storage().start;
-        if let (row, Some(formed)) = block.tuple_mut(r) {
+        let row = &block.rows()[r];
+        if let Some(formed) = block.tuple(r) {
             // the reader formed the tuple: every column an int field that converted
             pos.at_row(row);
             // SAFETY: the short path's target (the reader forms tuples only for it), a tuple
-            // of its former's plan; the block stays put while the batch holds it (`holds`).
-            return Some(unsafe { self.batch.store_formed(target, formed, row, storage) });
+            // of its former's plan.
+            return Some(unsafe { self.batch.store_formed(target, formed, row) });
         }
-        let row = &block.rows()[r];
         let Values { datums, nulls } = &mut self.values;
         if target.binary {
             receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);

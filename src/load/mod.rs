@@ -162,8 +162,6 @@ pub fn run(
         // before the guard: the position points into the current block's rows, also while an
         // ERROR unwinds and the guard copies it
         let mut block = RowBlock::placeholder();
-        // the block before, while the batch holds tuples the reader formed in it
-        let mut held: Option<RowBlock> = None;
         let guard = ContextGuard::push(&pos);
         let mut loader = Loader::new(&target, &spec, &pos, &progress);
         loop {
@@ -171,21 +169,10 @@ pub fn run(
             // the line after the last one loaded, without its text (COPY: while reading)
             pos.at_line(block.lines_read + 1);
             let done = std::mem::replace(&mut block, blocks.next());
-            if loader.holds(&done) {
-                held = Some(done);
-            } else if !done.is_placeholder() {
+            if !done.is_placeholder() {
                 blocks.recycle(done);
             }
-            let end = loader.load_block(&mut block);
-            // at most one block held besides the current one: a batch that spans more
-            // (many rows skipped, a large max_buffered_tuples) copies the older one's tuples
-            if let Some(old) = held.take() {
-                if loader.holds(&old) {
-                    loader.release(&old);
-                }
-                blocks.recycle(old);
-            }
-            if end {
+            if loader.load_block(&block) {
                 break;
             }
         }

@@ -223,11 +223,6 @@ impl Pages {
         &self.tuples
     }
 
-    /// As [`tuples`](Self::tuples), to move them (`Batch::evacuate`).
-    pub fn tuples_mut(&mut self) -> &mut [pg_sys::HeapTuple] {
-        &mut self.tuples
-    }
-
     /// Forgets the batch's tuples (after its flush, before the batch memory is reset).
     pub fn clear(&mut self) {
         self.tuples.clear();

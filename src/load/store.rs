@@ -15,7 +15,6 @@ use super::tuple;
 use crate::compat;
 use fastcopy_core::input::Row;
 use pgrx::pg_sys;
-use std::ops::Range;
 
 /// What storing a row did.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,75 +65,19 @@ impl Batch {
         }
     }
 
-    /// The short path for a tuple the reader formed ([`tuple::Former::tuple_plan`]). When the
-    /// buffer hands its tuples to the page writer without slots, the tuple is completed where
-    /// the reader formed it, in the row block (the loader then keeps the block until the batch
-    /// is flushed, or [`evacuate`](Self::evacuate)s it); otherwise it is copied into the
-    /// batch memory ([`tuple::Former::copy_formed`]). Then as `store_fast`.
+    /// The short path for a tuple the reader formed ([`tuple::Former::copy_formed`]): copied into
+    /// the batch memory, then as `store_fast`.
     ///
     /// # Safety
-    /// `target.fast`; `formed` is a tuple of the target former's plan, in the row block whose
-    /// tuple storage starts at `block`, which stays where it is while the batch points into
-    /// it (see above).
+    /// `target.fast`; `formed` is a tuple of the target former's plan.
     #[inline]
-    pub unsafe fn store_formed(
-        &mut self,
-        target: &Target,
-        formed: &mut [u8],
-        row: &Row,
-        block: *const u8,
-    ) -> Stored {
+    pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: &Row) -> Stored {
         // SAFETY: as the function's contract; the arena takes a new block from the batch
         // memory.
         unsafe {
-            let buf = &self.buffers[0];
-            let in_place = match buf.slotless && buf.pages.is_some() {
-                true => target.former.in_place(formed),
-                false => None,
-            };
-            let tuple = match in_place {
-                Some(t) => {
-                    if self.blocks.last() != Some(&block) {
-                        self.blocks.push(block);
-                    }
-                    t
-                }
-                None => {
-                    let mem = target.batch_memory();
-                    target.former.copy_formed(&mut self.arena, mem, formed)
-                }
-            };
+            let mem = target.batch_memory();
+            let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
             self.store_tuple(target, tuple, row)
-        }
-    }
-
-    /// Whether a buffered tuple lies in `storage` (a row block's tuples, see `store_formed`).
-    pub fn points_into(&self, storage: &Range<*const u8>) -> bool {
-        !storage.is_empty() && self.blocks.contains(&storage.start)
-    }
-
-    /// Copies the buffered tuples that lie in `storage` into the batch memory, so that the row
-    /// block they are in can go back to the reader before the batch is flushed.
-    ///
-    /// # Safety
-    /// `target.fast`; `storage` is a row block's tuple storage, whose tuples the batch holds
-    /// were formed by the target former's plan and are not prepared yet (before the flush).
-    pub unsafe fn evacuate(&mut self, target: &Target, storage: &Range<*const u8>) {
-        let len = target.former.formed_len();
-        let mem = target.batch_memory();
-        self.blocks.retain(|&b| b != storage.start);
-        let Some(pages) = self.buffers.first_mut().and_then(|b| b.pages.as_mut()) else {
-            return;
-        };
-        for t in pages.tuples_mut() {
-            if storage.contains(&(*t as *const u8)) {
-                // SAFETY: a tuple of `len` bytes in the block (# Safety), still valid; the
-                // copy is a tuple of the plan in the batch memory.
-                *t = unsafe {
-                    let formed = std::slice::from_raw_parts(*t as *const u8, len);
-                    target.former.copy_formed(&mut self.arena, mem, formed)
-                };
-            }
         }
     }
 

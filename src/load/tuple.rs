@@ -349,34 +349,6 @@ impl Former {
             tuple
         }
     }
-
-    /// A tuple the reader formed by this relation's [`TuplePlan`], completed where it is (its
-    /// `t_data` pointed at the header after the `HeapTupleData`): no copy. `None` if `formed`
-    /// is not MAXALIGNed (the row block's storage could not be aligned).
-    ///
-    /// # Safety
-    /// `formed` is a tuple of this former's plan (`fixed_chunk` bytes); the tuple is valid
-    /// while `formed` stays where it is and is not changed but through it.
-    #[inline]
-    pub unsafe fn in_place(&self, formed: &mut [u8]) -> Option<pg_sys::HeapTuple> {
-        debug_assert_eq!(formed.len(), self.fixed_chunk);
-        let chunk = formed.as_mut_ptr();
-        if !(chunk as usize).is_multiple_of(8) {
-            return None;
-        }
-        // SAFETY: `chunk` is MAXALIGNed (checked) and `fixed_chunk` bytes long (# Safety),
-        // which hold the `HeapTupleData` and, HEAPTUPLESIZE on, the tuple's header.
-        unsafe {
-            let tuple = chunk as pg_sys::HeapTuple;
-            (*tuple).t_data = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
-            Some(tuple)
-        }
-    }
-
-    /// Bytes of a tuple the reader formed (and of its `HeapTupleData`).
-    pub fn formed_len(&self) -> usize {
-        self.fixed_chunk
-    }
 }
 
 /// Puts `tuple` into a heap-tuple slot as if the slot owned it (so materializing is a no-op).
