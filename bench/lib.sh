@@ -32,7 +32,6 @@ use_major() {
   psql -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" -c "CREATE EXTENSION fastcopy"
 }
 
-# ratio A B: A / B to 4 decimals (a round's speed-up of B over A, for `median`).
 # cpu_ticks: the host's cumulative CPU ticks, "total steal" (/proc/stat's first line).
 cpu_ticks() { awk '/^cpu / {t = 0; for (i = 2; i <= NF; i++) t += $i; print t, $9; exit}' /proc/stat; }
 # steal_pct "TOTAL0 STEAL0": the share of CPU time the hypervisor took since that cpu_ticks,
@@ -41,6 +40,7 @@ steal_pct() {
   local t0 s0 t1 s1; read -r t0 s0 <<<"$1"; read -r t1 s1 <<<"$(cpu_ticks)"
   awk -v t="$((t1 - t0))" -v s="$((s1 - s0))" 'BEGIN {printf "%.1f", t ? 100 * s / t : 0}'
 }
+# ratio A B: A / B to 4 decimals (a round's speed-up of B over A, for `median`).
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN {printf "%.4f", a / b}'; }
 
 # random_order N SEED: 0 .. N-1 in a random order that SEED fixes (a round's order of loads).

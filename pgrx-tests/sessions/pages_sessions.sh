@@ -51,7 +51,7 @@ COPY (SELECT g, CASE WHEN g % 3000 = 0
                      THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 100) i)
                      ELSE 'short ' || g END, g
       FROM generate_series(1, 20000) g) TO '$data-toast';
-DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_stop(), wal_flushed(pg_lsn);
+DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_flushed(pg_lsn);
 -- The end of a side's WAL range: a transactional message of its own (so that the range is never
 -- empty: COPY into a TEMP table writes none), whose commit flushes it; then waited for until
 -- flushed all the same (pg_walinspect reads only flushed WAL: 15 refuses an end beyond it, 18 a
