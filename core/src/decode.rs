@@ -9,6 +9,7 @@
 //! block pipeline ([`crate::pipeline`]) and everything after it take any decoder.
 
 use crate::input::{InputError, Row, RowReader};
+use crate::pipeline::IntPlan;
 use std::io::Read;
 
 /// Reads rows of one COPY data format from a byte source.
@@ -33,6 +34,26 @@ pub trait Decoder {
     /// trailer's) included. What a CONTEXT names while the rest of a stream is read after
     /// the end marker.
     fn lines_read(&self) -> u64;
+
+    /// Whether [`next_int_row`](Self::next_int_row) may be tried with `plan` (by default it
+    /// is never worth it).
+    fn int_rows(&self, _plan: &IntPlan) -> bool {
+        false
+    }
+
+    /// Reads the next row if the decoder can convert all of its fields by `plan` and form
+    /// its tuple as it reads it: the row as [`next_row`](Self::next_row) would fill it, its
+    /// fields converted into `ints`, its tuple into `tuple`. False, nothing read, for any
+    /// other row: [`next_row`](Self::next_row) then reads it.
+    fn next_int_row(
+        &mut self,
+        _plan: &IntPlan,
+        _row: &mut Row,
+        _ints: &mut [Option<i64>],
+        _tuple: &mut [u8],
+    ) -> bool {
+        false
+    }
 }
 
 impl<R: Read> Decoder for RowReader<R> {
@@ -52,6 +73,21 @@ impl<R: Read> Decoder for RowReader<R> {
 
     fn lines_read(&self) -> u64 {
         RowReader::lines_read(self)
+    }
+
+    fn int_rows(&self, plan: &IntPlan) -> bool {
+        RowReader::int_rows(self, plan)
+    }
+
+    #[inline]
+    fn next_int_row(
+        &mut self,
+        plan: &IntPlan,
+        row: &mut Row,
+        ints: &mut [Option<i64>],
+        tuple: &mut [u8],
+    ) -> bool {
+        RowReader::next_int_row(self, plan, row, ints, tuple)
     }
 }
 

@@ -234,6 +234,15 @@ fn non_digit_flags(y: u64) -> u64 {
     (y | y.wrapping_add(0x76 * ONES)) & (0x80 * ONES)
 }
 
+/// How many of the 8 bytes of `word` (little-endian: the first byte lowest) are ASCII digits
+/// before the first one that is not: 0 to 8.
+#[inline(always)]
+pub(crate) fn leading_digits(word: u64) -> usize {
+    // a borrow of the subtraction starts only at a byte below '0', above the digits counted
+    let flags = non_digit_flags(word.wrapping_sub(u64::from(b'0') * ONES));
+    (flags.trailing_zeros() / 8) as usize
+}
+
 /// The value of 8 digit values (0..=9, one per byte, first digit in the lowest byte).
 #[inline(always)]
 fn swar_combine(v: u64) -> u64 {

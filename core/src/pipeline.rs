@@ -55,7 +55,7 @@ pub struct TuplePlan {
     /// Per column: (its input field, byte offset in the template, width in bytes).
     columns: Vec<(usize, usize, usize)>,
     /// A row must have exactly this many fields.
-    nfields: usize,
+    pub(crate) nfields: usize,
 }
 
 impl TuplePlan {
@@ -90,7 +90,7 @@ impl TuplePlan {
     /// long); false, leaving `out` in an unspecified state, when a column's field did not
     /// convert or does not fit its width.
     #[inline]
-    fn form(&self, ints: &[Option<i64>], out: &mut [u8]) -> bool {
+    pub(crate) fn form(&self, ints: &[Option<i64>], out: &mut [u8]) -> bool {
         out.copy_from_slice(&self.template);
         for &(f, at, w) in &self.columns {
             let Some(v) = ints[f] else { return false };
@@ -126,6 +126,9 @@ impl IntPlan {
     }
 }
 
+/// Rows in a row that [`Decoder::next_int_row`] declines before a block stops trying it.
+const FUSED_DECLINES: u32 = 32;
+
 pub struct RowBlock {
     rows: Vec<Row>,
     len: usize,
@@ -136,6 +139,8 @@ pub struct RowBlock {
     tuples: Vec<u8>,
     tuple_len: usize,
     formed: Vec<bool>,
+    /// Row r was read by [`Decoder::next_int_row`]: its ints and tuple are in place already.
+    fused: Vec<bool>,
     /// Bytes the reader had consumed from its source when the block was filled.
     pub bytes_read: u64,
     /// `Some` once the input ended: after the rows of this block there are no more.
@@ -154,6 +159,7 @@ impl RowBlock {
             tuples: Vec::new(),
             tuple_len: 0,
             formed: Vec::new(),
+            fused: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -170,6 +176,7 @@ impl RowBlock {
             tuples: Vec::new(),
             tuple_len: 0,
             formed: Vec::new(),
+            fused: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -223,6 +230,11 @@ impl RowBlock {
             .map_or(0, TuplePlan::len);
         self.tuples.resize(self.rows.len() * self.tuple_len, 0);
         self.formed.resize(self.rows.len(), false);
+        self.fused.resize(self.rows.len(), false);
+        // Lines of plain integers are read, converted and formed in one pass where the
+        // decoder can; after a run of rows it declined, the block stops trying.
+        let mut fused = plan.filter(|p| reader.int_rows(p));
+        let mut declined = 0;
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
             if self.len > 0
@@ -233,6 +245,25 @@ impl RowBlock {
             {
                 break;
             }
+            let r = self.len;
+            if let Some(p) = fused {
+                let (w, n) = (self.width, self.tuple_len);
+                let ints = &mut self.ints[r * w..(r + 1) * w];
+                let tuple = &mut self.tuples[r * n..(r + 1) * n];
+                if reader.next_int_row(p, &mut self.rows[r], ints, tuple) {
+                    self.fused[r] = true;
+                    self.formed[r] = true;
+                    bytes += self.rows[r].raw_len();
+                    self.len += 1;
+                    declined = 0;
+                    continue;
+                }
+                declined += 1;
+                if declined == FUSED_DECLINES {
+                    fused = None;
+                }
+            }
+            self.fused[r] = false;
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
                     bytes += self.rows[self.len].raw_len();
@@ -255,6 +286,9 @@ impl RowBlock {
             let rows = self.rows[..self.len].iter();
             let ints = self.ints.chunks_exact_mut(self.width);
             for (r, (row, out)) in rows.zip(ints).enumerate() {
+                if self.fused[r] {
+                    continue;
+                }
                 convert_ints(row, plan, out);
                 if let Some(tp) = &plan.tuple {
                     let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];

@@ -114,3 +114,270 @@ proptest! {
         }
     }
 }
+
+/// The fused path (`Decoder::next_int_row`, lines of plain integers read into their values and
+/// tuple in one pass) against the ordinary one (the same reader behind a decoder that does
+/// not offer it): every block the same, row for row (fields, markers, line numbers, lengths,
+/// raw line), the same integers and tuples, the same end or error, the same counts; over
+/// lines that are plain integers and lines that only nearly are (spaces, signs, prefixes,
+/// underscores, markers, values out of range, long digit runs, wrong field counts, other line
+/// endings), text and CSV, markers and delimiters that switch the path off, and small chunks
+/// that cut lines at the buffer's end.
+mod fused {
+    use super::*;
+    use fastcopy_core::decode::Decoder;
+    use fastcopy_core::input::{Field, InputError, Row};
+    use std::io::Read;
+
+    /// The reader without the fused path.
+    struct Plain<R: Read>(RowReader<R>);
+
+    impl<R: Read> Decoder for Plain<R> {
+        fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
+            self.0.next_row(row)
+        }
+        fn bytes_read(&self) -> u64 {
+            self.0.bytes_read()
+        }
+        fn lines_read(&self) -> u64 {
+            self.0.lines_read()
+        }
+    }
+
+    /// The reader, counting the rows the fused path read.
+    struct Counted<R: Read>(RowReader<R>, usize);
+
+    impl<R: Read> Decoder for Counted<R> {
+        fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
+            self.0.next_row(row)
+        }
+        fn bytes_read(&self) -> u64 {
+            self.0.bytes_read()
+        }
+        fn lines_read(&self) -> u64 {
+            self.0.lines_read()
+        }
+        fn int_rows(&self, plan: &IntPlan) -> bool {
+            self.0.int_rows(plan)
+        }
+        fn next_int_row(
+            &mut self,
+            plan: &IntPlan,
+            row: &mut Row,
+            ints: &mut [Option<i64>],
+            tuple: &mut [u8],
+        ) -> bool {
+            let taken = self.0.next_int_row(plan, row, ints, tuple);
+            self.1 += taken as usize;
+            taken
+        }
+    }
+
+    fn field() -> impl Strategy<Value = String> {
+        prop_oneof![
+            8 => any::<i16>().prop_map(|v| v.to_string()),
+            6 => any::<i32>().prop_map(|v| v.to_string()),
+            4 => any::<i64>().prop_map(|v| v.to_string()),
+            3 => (0u32..100).prop_map(|v| v.to_string()),
+            1 => "[0-9]{9,22}",
+            1 => "-[0-9]{9,21}",
+            1 => prop::sample::select(vec![
+                "", "-", "--1", "+5", " 1", "1 ", "1_000", "0x1F", "0o17", "007", "-0",
+                "\\N", "N", "\"1\"", "1.5", "1e3", "\\.", "9223372036854775808", "-32769",
+                "2147483648", "1\\t", "x",
+            ]).prop_map(String::from),
+        ]
+    }
+
+    #[derive(Clone, Debug)]
+    struct Case {
+        csv: bool,
+        delim: u8,
+        null: Option<&'static str>,
+        widths: Vec<IntWidth>,
+        lines: Vec<(Vec<String>, &'static str)>,
+        chunk: usize,
+        block: usize,
+        pg15: bool,
+    }
+
+    fn case() -> impl Strategy<Value = Case> {
+        let width = prop_oneof![
+            Just(IntWidth::I16),
+            Just(IntWidth::I32),
+            Just(IntWidth::I64)
+        ];
+        (prop::collection::vec(width, 1..5), any::<bool>()).prop_flat_map(|(widths, csv)| {
+            let n = widths.len();
+            // mostly as many fields as columns; sometimes one fewer or one more
+            let count =
+                prop_oneof![8 => Just(n), 1 => Just(n.saturating_sub(1).max(1)), 1 => Just(n + 1)];
+            let eol = prop_oneof![6 => Just("\n"), 1 => Just("\r\n"), 1 => Just("\r")];
+            let line = (
+                count.prop_flat_map(|c| prop::collection::vec(field(), c)),
+                eol,
+            );
+            (
+                Just(csv),
+                prop::sample::select(vec![b'\t', b',', b'|', b'-', b'1']),
+                prop::sample::select(vec![None, Some(""), Some("1"), Some("-"), Some("NUL")]),
+                Just(widths),
+                prop::collection::vec(line, 1..60),
+                prop::sample::select(vec![7usize, 16, 33, 64, 1 << 16]),
+                1usize..40,
+                any::<bool>(),
+            )
+                .prop_map(|(csv, delim, null, widths, lines, chunk, block, pg15)| {
+                    Case {
+                        csv,
+                        delim,
+                        null,
+                        widths,
+                        lines,
+                        chunk,
+                        block,
+                        pg15,
+                    }
+                })
+        })
+    }
+
+    type Seen = (
+        Vec<(
+            Vec<Option<Vec<u8>>>,
+            u64,
+            usize,
+            usize,
+            Vec<u8>,
+            Vec<Option<i64>>,
+            Option<Vec<u8>>,
+        )>,
+        Option<Result<(), (String, u64)>>,
+        u64,
+        u64,
+    );
+
+    /// Every block the decoder fills with `plan`, as comparable values.
+    fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
+        let mut out = Vec::new();
+        let mut block = RowBlock::new(rows);
+        loop {
+            block.fill(&mut d, 1 << 20, Some(plan), None);
+            let rows = (0..block.rows().len())
+                .map(|r| {
+                    let row = &block.rows()[r];
+                    let fields = (0..row.len())
+                        .map(|i| match row.field(i) {
+                            Field::Value(v) => {
+                                // the NUL after every value (the input functions' C string)
+                                let (buf, n) = row.value_in(i).unwrap();
+                                assert_eq!(
+                                    buf[n],
+                                    0,
+                                    "line {}: no NUL after field {i}",
+                                    row.line_no()
+                                );
+                                Some(v.to_vec())
+                            }
+                            Field::Null => None,
+                            Field::Default => Some(b"<default>".to_vec()),
+                        })
+                        .collect();
+                    (
+                        fields,
+                        row.line_no(),
+                        row.raw_len(),
+                        row.line_len(),
+                        row.raw_line().into_owned(),
+                        block.ints(r).to_vec(),
+                        block.tuple(r).map(<[u8]>::to_vec),
+                    )
+                })
+                .collect();
+            let end = block
+                .end
+                .as_ref()
+                .map(|e| e.as_ref().map(|_| ()).map_err(|e| (e.message(), e.line)));
+            let done = end.is_some();
+            out.push((rows, end, block.bytes_read, block.lines_read));
+            if done {
+                return out;
+            }
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+        #[test]
+        fn fused_rows_are_the_ordinary_rows(c in case()) {
+            let mut opts = if c.csv { Options::csv() } else { Options::text() };
+            if c.delim != opts.quote {
+                opts.delimiter = c.delim;
+            }
+            if let Some(null) = c.null {
+                opts.null = null.as_bytes().to_vec();
+            }
+            let n = c.widths.len();
+            let grammar = if c.pg15 { Grammar::Pg15 } else { Grammar::Pg16 };
+            let mut plan = IntPlan::new(c.widths.iter().map(|&w| Some(w)).collect(), grammar).unwrap();
+            let mut at = 0usize;
+            let mut columns = Vec::new();
+            for (f, &w) in c.widths.iter().enumerate() {
+                let b = width_bytes(w);
+                at = at.next_multiple_of(b);
+                columns.push((f, 24 + at, b));
+                at += b;
+            }
+            plan.tuple = TuplePlan::new(vec![0xA5; 24 + at.next_multiple_of(8)], columns, n);
+            let mut data = Vec::new();
+            for (fields, eol) in &c.lines {
+                data.extend_from_slice(fields.join(&(c.delim as char).to_string()).as_bytes());
+                data.extend_from_slice(eol.as_bytes());
+            }
+            let fused = blocks(RowReader::with_capacity(&data[..], opts.clone(), c.chunk), &plan, c.block);
+            let plain = blocks(Plain(RowReader::with_capacity(&data[..], opts, c.chunk)), &plan, c.block);
+            prop_assert_eq!(fused, plain);
+        }
+    }
+
+    /// The path is taken where it can be: a file of plain integer lines is read by it (each
+    /// row formed), and its rows are those of the ordinary path.
+    #[test]
+    fn plain_integer_lines_take_the_fused_path() {
+        let plan = {
+            let mut p = IntPlan::new(vec![Some(IntWidth::I32); 3], Grammar::Pg16).unwrap();
+            p.tuple = TuplePlan::new(vec![0; 40], vec![(0, 24, 4), (1, 28, 4), (2, 32, 4)], 3);
+            p
+        };
+        let mut data = Vec::new();
+        for i in 0..500i32 {
+            data.extend_from_slice(format!("{i}\t{}\t3243423\n", -i * 7).as_bytes());
+        }
+        // through a block: every line after the first is read by the path
+        let mut counted = Counted(RowReader::new(&data[..], Options::text()), 0);
+        let mut block = RowBlock::new(1000);
+        block.fill(&mut counted, 1 << 20, Some(&plan), None);
+        assert_eq!((block.rows().len(), counted.1), (500, 499));
+        assert!((0..500).all(|r| block.tuple(r).is_some()));
+
+        let mut reader = RowReader::new(&data[..], Options::text());
+        assert!(reader.int_rows(&plan));
+        let mut row = Row::new();
+        let (mut ints, mut tuple) = (vec![None; 3], vec![0; 40]);
+        // the first line fixes the line ending: the ordinary path reads it
+        assert!(!reader.next_int_row(&plan, &mut row, &mut ints, &mut tuple));
+        assert!(reader.next_row(&mut row).unwrap());
+        assert!(reader.next_int_row(&plan, &mut row, &mut ints, &mut tuple));
+        assert_eq!(ints, [Some(1), Some(-7), Some(3243423)]);
+        assert_eq!(&tuple[24..28], &1i32.to_le_bytes());
+        assert_eq!(row.line_no(), 2);
+        assert_eq!(&*row.raw_line(), b"1\t-7\t3243423");
+        // markers that could be integers switch it off
+        let mut opts = Options::text();
+        opts.null = b"-1".to_vec();
+        assert!(!RowReader::new(&data[..], opts).int_rows(&plan));
+        let mut opts = Options::csv();
+        opts.delimiter = b'-';
+        assert!(!RowReader::new(&data[..], opts).int_rows(&plan));
+    }
+}

@@ -22,7 +22,8 @@
 //! The common rows skip most of this: `fast.rs` walks the line in 32-byte SIMD blocks, copies
 //! it once into the [`Row`] buffer and overwrites each delimiter with a NUL (text without
 //! backslash, CSV without quotes or with simply quoted fields); rows it does not take go
-//! through the general path from their first byte.
+//! through the general path from their first byte. A table of integer columns goes further:
+//! `ints.rs` reads a line of plain integers straight into their values and the row's tuple.
 //!
 //! # Invariant for the type input functions
 //!
@@ -89,6 +90,7 @@
 
 mod csv;
 mod fast;
+mod ints;
 mod text;
 
 use crate::chunks::{Chunks, Verify, verify_utf8};

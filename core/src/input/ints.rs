@@ -1,0 +1,170 @@
+//! The fused path for lines of plain integers: a row whose every field is `-?[0-9]+` and
+//! whose table takes every field as an integer column is read, converted and formed into its
+//! tuple in one pass over the input, instead of split into the row (`fast.rs`), converted
+//! from the row, and formed from the converted values (`pipeline.rs`), three passes that
+//! each walk the row again (the reader thread's time on a table of ints: A/B in
+//! `bench/README.md`).
+//!
+//! Per field: the digits are counted in one 8-byte load from the input (a longer field
+//! byte by byte), the field is converted by the int core from the input, and the byte after
+//! it must be the delimiter (the line ending after the last field). Then the row is filled
+//! exactly as the fast path fills it (the line copied into its buffer, each delimiter and
+//! the line's end overwritten by NUL, one value span per field), the line is consumed, and
+//! its integers and tuple are written where the block keeps them.
+//!
+//! Anything else declines before anything is consumed, and the row takes the ordinary path
+//! from its first byte: a NULL or DEFAULT marker, a sign other than a leading `-`, spaces, an
+//! underscore or a radix prefix (the server's grammar, which the int core follows), a value
+//! out of its column's range, a wrong number of fields, a line ending that is not the file's,
+//! a line not complete in the verified input. Declining only costs time, so the path is only
+//! tried where it cannot be wrong ([`RowReader::int_rows`]): markers and special characters
+//! that could be read as part of an integer field switch it off.
+
+use super::{Eol, Format, KIND_VALUE, RawLine, Row, RowReader, Span};
+use crate::chunks::PAD;
+use crate::int;
+use crate::pipeline::{IntPlan, IntWidth};
+use std::io::Read;
+
+/// Copies of the line into the row buffer are made in blocks of this size.
+const BLOCK: usize = 32;
+
+/// Could `c` be part of a field this path takes?
+fn in_field(c: u8) -> bool {
+    c == b'-' || c.is_ascii_digit()
+}
+
+/// Could the marker `m` equal a field this path takes? (It would have to be `-?[0-9]+`;
+/// any marker of those characters is treated as if it could.)
+fn numeric_marker(m: &[u8]) -> bool {
+    !m.is_empty() && m.iter().all(|&c| in_field(c))
+}
+
+impl<R: Read> RowReader<R> {
+    /// Whether [`next_int_row`](Self::next_int_row) may be used with `plan`: text or CSV
+    /// rows whose every field is converted and formed into the tuple, where neither the
+    /// delimiter, the CSV quote nor a marker could be mistaken for part of an integer.
+    pub fn int_rows(&self, plan: &IntPlan) -> bool {
+        let o = &self.opts;
+        let Some(tp) = &plan.tuple else { return false };
+        !plan.binary
+            && !o.no_columns
+            && tp.nfields == plan.fields.len()
+            && plan.fields.iter().all(Option::is_some)
+            && !in_field(o.delimiter)
+            && (o.format == Format::Text || !in_field(o.quote))
+            && !numeric_marker(&o.null)
+            && !o.default.as_deref().is_some_and(numeric_marker)
+    }
+
+    /// Reads the next row if it is a line of plain integers (see the module docs) that every
+    /// field of `plan` converts: `row` as [`next_row`](Self::next_row) would fill it, the
+    /// converted fields in `ints` and the row's tuple in `tuple`. False, with nothing
+    /// consumed and `row`, `ints` and `tuple` in an unspecified state, for any other row.
+    /// Only with a plan [`int_rows`](Self::int_rows) accepts.
+    #[inline]
+    pub fn next_int_row(
+        &mut self,
+        plan: &IntPlan,
+        row: &mut Row,
+        ints: &mut [Option<i64>],
+        tuple: &mut [u8],
+    ) -> bool {
+        let eol = self.eol;
+        if self.done || self.header_pending || eol == Eol::Unknown {
+            return false;
+        }
+        let Some(tp) = &plan.tuple else { return false };
+        let start = self.input.pos();
+        let limit = self.input.data().len();
+        let data = self.input.padded();
+        debug_assert!(limit + PAD <= data.len());
+        let delim = self.opts.delimiter;
+        let csv = self.opts.format == Format::Csv;
+        let last = plan.fields.len() - 1;
+        row.spans.clear();
+        let mut p = start;
+        for (f, (width, out)) in plan.fields.iter().zip(ints.iter_mut()).enumerate() {
+            if p >= limit {
+                return false;
+            }
+            let neg = data[p] == b'-';
+            let q = p + neg as usize;
+            // `q <= limit`, and PAD (>= 8) bytes after `limit` are readable
+            let word = u64::from_le_bytes(*data[q..].first_chunk::<8>().expect("padded"));
+            let digits = int::leading_digits(word);
+            if digits == 0 {
+                return false;
+            }
+            let mut e = q + digits;
+            if digits == 8 {
+                while e < limit && data[e].is_ascii_digit() {
+                    e += 1;
+                }
+            }
+            if e >= limit {
+                return false;
+            }
+            let (field, n, g) = (&data[p..], e - p, plan.grammar);
+            let value = match width {
+                Some(IntWidth::I32) => int::parse_i32_in(field, n, g).ok().map(i64::from),
+                Some(IntWidth::I64) => int::parse_i64_in(field, n, g).ok(),
+                Some(IntWidth::I16) => int::parse_i16_in(field, n, g).ok().map(i64::from),
+                None => None,
+            };
+            let Some(v) = value else { return false };
+            *out = Some(v);
+            row.spans.push(Span {
+                start: p - start,
+                len: n,
+                kind: KIND_VALUE,
+                quoted: false,
+            });
+            if f < last {
+                if data[e] != delim {
+                    return false;
+                }
+                p = e + 1;
+                continue;
+            }
+            // the line's end: the file's line ending, checked as the fast path does
+            let next = match (data[e], eol) {
+                (b'\n', Eol::Nl) => e + 1,
+                // CSV looks one byte past a `\r` before deciding (see csv::step).
+                (b'\r', Eol::Cr) if !csv || e + 1 < limit => e + 1,
+                (b'\r', Eol::CrNl) if e + 1 < limit && data[e + 1] == b'\n' => e + 2,
+                _ => return false,
+            };
+            if !tp.form(ints, tuple) {
+                return false;
+            }
+            let line_len = e - start;
+            // The line and its NULs into the row buffer, in whole blocks: they may read past
+            // the line's end, never past `limit + BLOCK` (< `limit + PAD`).
+            let copy = (line_len + 1).next_multiple_of(BLOCK);
+            if row.buf.len() < copy {
+                row.buf.resize(copy.max(row.buf.len() * 2), 0);
+            }
+            for (dst, src) in row.buf[..copy]
+                .chunks_exact_mut(BLOCK)
+                .zip(data[start..start + copy].chunks_exact(BLOCK))
+            {
+                dst.copy_from_slice(src);
+            }
+            for s in &row.spans {
+                row.buf[s.start + s.len] = 0;
+            }
+            self.lineno += 1;
+            row.line_no = self.lineno;
+            row.line_len = line_len;
+            row.raw_len = next - start;
+            row.raw_kind = RawLine::InBuf {
+                delim,
+                quote: self.opts.quote,
+            };
+            self.input.consume_to(next);
+            return true;
+        }
+        false
+    }
+}
