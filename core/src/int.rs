@@ -234,13 +234,17 @@ fn non_digit_flags(y: u64) -> u64 {
     (y | y.wrapping_add(0x76 * ONES)) & (0x80 * ONES)
 }
 
-/// How many of the 8 bytes of `word` (little-endian: the first byte lowest) are ASCII digits
-/// before the first one that is not: 0 to 8.
+/// The leading ASCII digits of the 8 bytes of `word` (little-endian: the first byte lowest):
+/// how many there are (0 to 8) and, if at least one, their value.
 #[inline(always)]
-pub(crate) fn leading_digits(word: u64) -> usize {
-    // a borrow of the subtraction starts only at a byte below '0', above the digits counted
-    let flags = non_digit_flags(word.wrapping_sub(u64::from(b'0') * ONES));
-    (flags.trailing_zeros() / 8) as usize
+pub(crate) fn leading_digits(word: u64) -> (usize, u64) {
+    // Borrows of the subtraction (and carries in the flags) start only at a byte that is not
+    // a digit, and move up: the digits below the first such byte are exact.
+    let y = word.wrapping_sub(ZEROS);
+    let n = (non_digit_flags(y).trailing_zeros() / 8) as usize;
+    // the n digits moved to the top bytes, zero bytes (leading zeros) below them
+    let digits = y.checked_shl(64 - 8 * n as u32).unwrap_or(0);
+    (n, swar_combine(digits))
 }
 
 /// The value of 8 digit values (0..=9, one per byte, first digit in the lowest byte).

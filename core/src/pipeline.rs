@@ -56,6 +56,9 @@ pub struct TuplePlan {
     columns: Vec<(usize, usize, usize)>,
     /// A row must have exactly this many fields.
     pub(crate) nfields: usize,
+    /// Per input field: the offset and width of the column it fills, if one does; `None`
+    /// (for every field) when some field fills two columns.
+    pub(crate) field_columns: Option<Vec<Option<(usize, usize)>>>,
 }
 
 impl TuplePlan {
@@ -69,10 +72,19 @@ impl TuplePlan {
         let fits = |&(f, at, w): &(usize, usize, usize)| {
             f < nfields && matches!(w, 2 | 4 | 8) && at + w <= template.len()
         };
-        (!columns.is_empty() && columns.iter().all(fits)).then_some(TuplePlan {
+        if columns.is_empty() || !columns.iter().all(fits) {
+            return None;
+        }
+        let mut by_field = vec![None; nfields];
+        let mut once = true;
+        for &(f, at, w) in &columns {
+            once &= by_field[f].replace((at, w)).is_none();
+        }
+        Some(TuplePlan {
             template,
             columns,
             nfields,
+            field_columns: once.then_some(by_field),
         })
     }
 
@@ -138,6 +150,8 @@ pub struct RowBlock {
     /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`.
     tuples: Vec<u8>,
     tuple_len: usize,
+    /// The template every tuple slot holds outside its columns' bytes (see `fill`).
+    template: Vec<u8>,
     formed: Vec<bool>,
     /// Row r was read by [`Decoder::next_int_row`]: its ints and tuple are in place already.
     fused: Vec<bool>,
@@ -158,6 +172,7 @@ impl RowBlock {
             width: 0,
             tuples: Vec::new(),
             tuple_len: 0,
+            template: Vec::new(),
             formed: Vec::new(),
             fused: Vec::new(),
             bytes_read: 0,
@@ -175,6 +190,7 @@ impl RowBlock {
             width: 0,
             tuples: Vec::new(),
             tuple_len: 0,
+            template: Vec::new(),
             formed: Vec::new(),
             fused: Vec::new(),
             bytes_read: 0,
@@ -229,6 +245,16 @@ impl RowBlock {
             .and_then(|p| p.tuple.as_ref())
             .map_or(0, TuplePlan::len);
         self.tuples.resize(self.rows.len() * self.tuple_len, 0);
+        // Every slot holds the template: the fused path writes only the columns' bytes (forming
+        // writes the whole template, which leaves the other bytes as they are).
+        if let Some(tp) = plan.and_then(|p| p.tuple.as_ref())
+            && self.template != tp.template
+        {
+            for slot in self.tuples.chunks_exact_mut(tp.len()) {
+                slot.copy_from_slice(&tp.template);
+            }
+            self.template.clone_from(&tp.template);
+        }
         self.formed.resize(self.rows.len(), false);
         self.fused.resize(self.rows.len(), false);
         // Lines of plain integers are read, converted and formed in one pass where the

@@ -34,6 +34,16 @@ fn in_field(c: u8) -> bool {
     c == b'-' || c.is_ascii_digit()
 }
 
+/// Does `v` fit a column of `bytes` bytes (0: no column, anything fits)?
+#[inline(always)]
+fn fits(v: i64, bytes: usize) -> bool {
+    match bytes {
+        2 => i16::try_from(v).is_ok(),
+        4 => i32::try_from(v).is_ok(),
+        _ => true,
+    }
+}
+
 /// Could the marker `m` equal a field this path takes? (It would have to be `-?[0-9]+`;
 /// any marker of those characters is treated as if it could.)
 fn numeric_marker(m: &[u8]) -> bool {
@@ -48,6 +58,7 @@ impl<R: Read> RowReader<R> {
         let o = &self.opts;
         let Some(tp) = &plan.tuple else { return false };
         !plan.binary
+            && tp.field_columns.is_some()
             && !o.no_columns
             && tp.nfields == plan.fields.len()
             && plan.fields.iter().all(Option::is_some)
@@ -74,7 +85,9 @@ impl<R: Read> RowReader<R> {
         if self.done || self.header_pending || eol == Eol::Unknown {
             return false;
         }
-        let Some(tp) = &plan.tuple else { return false };
+        let Some(columns) = plan.tuple.as_ref().and_then(|t| t.field_columns.as_deref()) else {
+            return false;
+        };
         let start = self.input.pos();
         let limit = self.input.data().len();
         let data = self.input.padded();
@@ -84,39 +97,69 @@ impl<R: Read> RowReader<R> {
         let last = plan.fields.len() - 1;
         row.spans.clear();
         let mut p = start;
-        for (f, (width, out)) in plan.fields.iter().zip(ints.iter_mut()).enumerate() {
+        for (f, ((width, out), column)) in plan
+            .fields
+            .iter()
+            .zip(ints.iter_mut())
+            .zip(columns)
+            .enumerate()
+        {
             if p >= limit {
                 return false;
             }
             let neg = data[p] == b'-';
             let q = p + neg as usize;
             // `q <= limit`, and PAD (>= 8) bytes after `limit` are readable
-            let word = u64::from_le_bytes(*data[q..].first_chunk::<8>().expect("padded"));
-            let digits = int::leading_digits(word);
+            let Some(word) = data[q..].first_chunk::<8>() else {
+                return false;
+            };
+            let (digits, magnitude) = int::leading_digits(u64::from_le_bytes(*word));
             if digits == 0 {
                 return false;
             }
             let mut e = q + digits;
-            if digits == 8 {
+            let bytes = match width {
+                Some(IntWidth::I16) => 2,
+                Some(IntWidth::I32) => 4,
+                _ => 8,
+            };
+            let v = if digits < 8 {
+                // below 10^7: in range for int4 and int8
+                let m = magnitude as i64;
+                if neg { -m } else { m }
+            } else {
+                // 8 digits or more: the int core decides (range, and the server's grammar)
                 while e < limit && data[e].is_ascii_digit() {
                     e += 1;
                 }
-            }
+                let (field, n, g) = (&data[p..], e - p, plan.grammar);
+                let value = match bytes {
+                    2 => int::parse_i16_in(field, n, g).ok().map(i64::from),
+                    4 => int::parse_i32_in(field, n, g).ok().map(i64::from),
+                    _ => int::parse_i64_in(field, n, g).ok(),
+                };
+                let Some(v) = value else { return false };
+                v
+            };
             if e >= limit {
                 return false;
             }
-            let (field, n, g) = (&data[p..], e - p, plan.grammar);
-            let value = match width {
-                Some(IntWidth::I32) => int::parse_i32_in(field, n, g).ok().map(i64::from),
-                Some(IntWidth::I64) => int::parse_i64_in(field, n, g).ok(),
-                Some(IntWidth::I16) => int::parse_i16_in(field, n, g).ok().map(i64::from),
-                None => None,
-            };
-            let Some(v) = value else { return false };
+            // in range for the field (int2), and for its column as forming checks it
+            let (at, w) = column.unwrap_or((0, 0));
+            if !fits(v, bytes) || !fits(v, w) {
+                return false;
+            }
             *out = Some(v);
+            let le = v.to_le_bytes();
+            match w {
+                2 => tuple[at..at + 2].copy_from_slice(&le[..2]),
+                4 => tuple[at..at + 4].copy_from_slice(&le[..4]),
+                8 => tuple[at..at + 8].copy_from_slice(&le),
+                _ => {}
+            }
             row.spans.push(Span {
                 start: p - start,
-                len: n,
+                len: e - p,
                 kind: KIND_VALUE,
                 quoted: false,
             });
@@ -135,9 +178,6 @@ impl<R: Read> RowReader<R> {
                 (b'\r', Eol::CrNl) if e + 1 < limit && data[e + 1] == b'\n' => e + 2,
                 _ => return false,
             };
-            if !tp.form(ints, tuple) {
-                return false;
-            }
             let line_len = e - start;
             // The line and its NULs into the row buffer, in whole blocks: they may read past
             // the line's end, never past `limit + BLOCK` (< `limit + PAD`).
@@ -145,11 +185,10 @@ impl<R: Read> RowReader<R> {
             if row.buf.len() < copy {
                 row.buf.resize(copy.max(row.buf.len() * 2), 0);
             }
-            for (dst, src) in row.buf[..copy]
-                .chunks_exact_mut(BLOCK)
-                .zip(data[start..start + copy].chunks_exact(BLOCK))
-            {
-                dst.copy_from_slice(src);
+            if copy == BLOCK {
+                row.buf[..BLOCK].copy_from_slice(&data[start..start + BLOCK]);
+            } else {
+                row.buf[..copy].copy_from_slice(&data[start..start + copy]);
             }
             for s in &row.spans {
                 row.buf[s.start + s.len] = 0;
