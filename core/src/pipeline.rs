@@ -138,6 +138,13 @@ impl IntPlan {
     }
 }
 
+/// A row's line number ([`Row::line_no`]) and input bytes ([`Row::raw_len`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RowMark {
+    pub line_no: u64,
+    pub raw_len: usize,
+}
+
 /// Rows in a row that [`Decoder::next_int_row`] declines before a block stops trying it.
 const FUSED_DECLINES: u32 = 32;
 
@@ -155,6 +162,10 @@ pub struct RowBlock {
     formed: Vec<bool>,
     /// Row r was read by [`Decoder::next_int_row`]: its ints and tuple are in place already.
     fused: Vec<bool>,
+    /// Per row: its line number and input bytes, side by side for the loader (which, for a
+    /// formed tuple, needs nothing else of the row: reading them from the rows themselves
+    /// took a cache line the reader thread had just written for every row).
+    marks: Vec<RowMark>,
     /// Bytes the reader had consumed from its source when the block was filled.
     pub bytes_read: u64,
     /// `Some` once the input ended: after the rows of this block there are no more.
@@ -175,6 +186,7 @@ impl RowBlock {
             template: Vec::new(),
             formed: Vec::new(),
             fused: Vec::new(),
+            marks: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -193,6 +205,7 @@ impl RowBlock {
             template: Vec::new(),
             formed: Vec::new(),
             fused: Vec::new(),
+            marks: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
             end: None,
@@ -215,6 +228,12 @@ impl RowBlock {
     #[inline]
     pub fn ints(&self, r: usize) -> &[Option<i64>] {
         &self.ints[r * self.width..(r + 1) * self.width]
+    }
+
+    /// Row `r`'s line number and input bytes.
+    #[inline]
+    pub fn mark(&self, r: usize) -> RowMark {
+        self.marks[r]
     }
 
     /// Row `r`'s tuple, formed by the plan's [`TuplePlan`]; `None` where the loader must
@@ -257,6 +276,7 @@ impl RowBlock {
         }
         self.formed.resize(self.rows.len(), false);
         self.fused.resize(self.rows.len(), false);
+        self.marks.resize(self.rows.len(), RowMark::default());
         // Lines of plain integers are read, converted and formed in one pass where the
         // decoder can; after a run of rows it declined, the block stops trying.
         let mut fused = plan.filter(|p| reader.int_rows(p));
@@ -279,6 +299,7 @@ impl RowBlock {
                 if reader.next_int_row(p, &mut self.rows[r], ints, tuple) {
                     self.fused[r] = true;
                     self.formed[r] = true;
+                    self.marks[r] = self.rows[r].mark();
                     bytes += self.rows[r].raw_len();
                     self.len += 1;
                     declined = 0;
@@ -292,6 +313,7 @@ impl RowBlock {
             self.fused[r] = false;
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
+                    self.marks[r] = self.rows[r].mark();
                     bytes += self.rows[self.len].raw_len();
                     self.len += 1;
                 }

@@ -197,11 +197,13 @@ impl<'a> Loader<'a> {
         let (target, pos) = (self.target, self.pos);
         let row = &block.rows()[r];
         if let Some(formed) = block.tuple(r) {
-            // the reader formed the tuple: every column an int field that converted
-            pos.at_row(row);
+            // the reader formed the tuple: every column an int field that converted (the row
+            // itself is not read: its number and length come from the block's marks)
+            let mark = block.mark(r);
+            pos.at_row_numbered(row, mark.line_no);
             // SAFETY: the short path's target (the reader forms tuples only for it), a tuple
             // of its former's plan.
-            return Some(unsafe { self.batch.store_formed(target, formed, row) });
+            return Some(unsafe { self.batch.store_formed(target, formed, mark) });
         }
         let Values { datums, nulls } = &mut self.values;
         if target.binary {
@@ -225,7 +227,7 @@ impl<'a> Loader<'a> {
         }
         if target.fast {
             // SAFETY: the short path's target; the values were just converted.
-            return Some(unsafe { self.batch.store_fast(target, &self.values, row) });
+            return Some(unsafe { self.batch.store_fast(target, &self.values, row.mark()) });
         }
         Some(self.load_routed(row))
     }

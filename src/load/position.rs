@@ -136,6 +136,14 @@ impl Position {
         self.clear_column();
     }
 
+    /// As [`at_row`](Self::at_row), with the row's line number given (the row is not read).
+    #[inline]
+    pub fn at_row_numbered(&self, row: &Row, line: u64) {
+        self.line.set(line);
+        self.text.set(LineText::Row(row));
+        self.clear_column();
+    }
+
     /// Still at the current line, its text no longer shown (COPY while it flushes rows).
     #[inline]
     pub fn hide_text(&self) {

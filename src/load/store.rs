@@ -14,6 +14,7 @@ use super::target::Target;
 use super::tuple;
 use crate::compat;
 use fastcopy_core::input::Row;
+use fastcopy_core::pipeline::RowMark;
 use pgrx::pg_sys;
 
 /// What storing a row did.
@@ -52,7 +53,7 @@ impl Batch {
     /// # Safety
     /// `target.fast`; `values` hold one converted row, in the batch memory.
     #[inline]
-    pub unsafe fn store_fast(&mut self, target: &Target, values: &Values, row: &Row) -> Stored {
+    pub unsafe fn store_fast(&mut self, target: &Target, values: &Values, row: RowMark) -> Stored {
         // SAFETY: as the function's contract; the batch memory is the current context while
         // the tuple is formed (heap_form_tuple's fallback allocates there).
         unsafe {
@@ -71,7 +72,7 @@ impl Batch {
     /// # Safety
     /// `target.fast`; `formed` is a tuple of the target former's plan.
     #[inline]
-    pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: &Row) -> Stored {
+    pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: RowMark) -> Stored {
         // SAFETY: as the function's contract; the arena takes a new block from the batch
         // memory.
         unsafe {
@@ -91,7 +92,7 @@ impl Batch {
         &mut self,
         target: &Target,
         tuple: pg_sys::HeapTuple,
-        row: &Row,
+        row: RowMark,
     ) -> Stored {
         // SAFETY: as the function's contract.
         unsafe {
@@ -109,7 +110,7 @@ impl Batch {
                     }
                 }
             }
-            Stored::from_full(self.add(0, row.line_no(), row.raw_len()))
+            Stored::from_full(self.add(0, row.line_no, row.raw_len))
         }
     }
 

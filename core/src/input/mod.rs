@@ -317,6 +317,15 @@ impl Row {
         self.raw_len
     }
 
+    /// The row's line number and input bytes together.
+    #[inline]
+    pub fn mark(&self) -> crate::pipeline::RowMark {
+        crate::pipeline::RowMark {
+            line_no: self.line_no,
+            raw_len: self.raw_len,
+        }
+    }
+
     /// Number of fields (at least 1: an empty line is one empty field).
     #[inline]
     pub fn len(&self) -> usize {
