@@ -283,6 +283,8 @@ mod fused {
                             Field::Default => Some(b"<default>".to_vec()),
                         })
                         .collect();
+                    let mark = block.mark(r);
+                    assert_eq!((mark.line_no, mark.raw_len), (row.line_no(), row.raw_len()));
                     (
                         fields,
                         row.line_no(),

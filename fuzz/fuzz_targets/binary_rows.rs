@@ -52,7 +52,10 @@ fn read_all(data: &[u8], fields: usize, chunk: usize, step: usize) -> (Vec<Tuple
                     assert_eq!(e.field, Some(p.len()));
                 }
                 assert!(!rd.next_row(&mut row).unwrap());
-                return (out, Some(format!("{} @{} {:?}", e.message(), e.line, e.field)));
+                return (
+                    out,
+                    Some(format!("{} @{} {:?}", e.message(), e.line, e.field)),
+                );
             }
         }
     }

@@ -16,13 +16,25 @@ fuzz_target!(|data: &[u8]| {
     for g in [Grammar::Pg15, Grammar::Pg16] {
         let (min, max) = (i16::MIN as i128, i16::MAX as i128);
         let got = parse_i16_in(data, n, g).map(i128::from);
-        assert_eq!(got, reference(field, g, min, max), "i16_in {g:?} {data:?} {n}");
+        assert_eq!(
+            got,
+            reference(field, g, min, max),
+            "i16_in {g:?} {data:?} {n}"
+        );
         let (min, max) = (i32::MIN as i128, i32::MAX as i128);
         let got = parse_i32_in(data, n, g).map(i128::from);
-        assert_eq!(got, reference(field, g, min, max), "i32_in {g:?} {data:?} {n}");
+        assert_eq!(
+            got,
+            reference(field, g, min, max),
+            "i32_in {g:?} {data:?} {n}"
+        );
         let (min, max) = (i64::MIN as i128, i64::MAX as i128);
         let got = parse_i64_in(data, n, g).map(i128::from);
-        assert_eq!(got, reference(field, g, min, max), "i64_in {g:?} {data:?} {n}");
+        assert_eq!(
+            got,
+            reference(field, g, min, max),
+            "i64_in {g:?} {data:?} {n}"
+        );
         let (min, max) = (i16::MIN as i128, i16::MAX as i128);
         let got = parse_i16(data, g).map(i128::from);
         assert_eq!(got, reference(data, g, min, max), "i16 {g:?} {data:?}");
