@@ -7,26 +7,14 @@
 //!
 //!     cargo run --release -p fastcopy-core --example reader_speed -- /tmp/fastcopy/lotsaints.copy
 use fastcopy_core::decode::Decoder;
-use fastcopy_core::input::{InputError, Options, Row, RowReader};
+use fastcopy_core::input::{Options, RowReader};
 use fastcopy_core::int::Grammar;
 use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, TuplePlan};
-use std::io::Read;
 use std::time::Instant;
 
-/// The reader without the fused path.
-struct Plain<R: Read>(RowReader<R>);
-
-impl<R: Read> Decoder for Plain<R> {
-    fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
-        self.0.next_row(row)
-    }
-    fn bytes_read(&self) -> u64 {
-        self.0.bytes_read()
-    }
-    fn lines_read(&self) -> u64 {
-        self.0.lines_read()
-    }
-}
+#[path = "../tests/common/fused.rs"]
+mod fused;
+use fused::Plain;
 
 /// Reads every block (1000 rows, as the loader's); the rows read.
 fn read<D: Decoder>(mut d: D, plan: &IntPlan) -> usize {

@@ -7,27 +7,14 @@
 //! four int2/int4/int8 columns), the third the chunk and block sizes; the rest is the input.
 #![no_main]
 
-use fastcopy_core::decode::Decoder;
-use fastcopy_core::input::{Field, InputError, Options, Row, RowReader};
+use fastcopy_core::input::{Options, RowReader};
 use fastcopy_core::int::Grammar;
-use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, TuplePlan};
+use fastcopy_core::pipeline::{IntPlan, IntWidth, TuplePlan};
 use libfuzzer_sys::fuzz_target;
-use std::io::Read;
 
-/// The reader without the fused path.
-struct Plain<R: Read>(RowReader<R>);
-
-impl<R: Read> Decoder for Plain<R> {
-    fn next_row(&mut self, row: &mut Row) -> Result<bool, InputError> {
-        self.0.next_row(row)
-    }
-    fn bytes_read(&self) -> u64 {
-        self.0.bytes_read()
-    }
-    fn lines_read(&self) -> u64 {
-        self.0.lines_read()
-    }
-}
+#[path = "../../core/tests/common/fused.rs"]
+mod fused;
+use fused::{Plain, blocks};
 
 fn options(sel: u8) -> Options {
     let mut o = if sel & 1 == 0 {
@@ -73,65 +60,6 @@ fn plan(sel: u8) -> IntPlan {
     }
     plan.tuple = TuplePlan::new(vec![0x5A; at.next_multiple_of(8)], columns, n);
     plan
-}
-
-type Seen = (
-    Vec<(
-        Vec<Option<Vec<u8>>>,
-        u64,
-        usize,
-        usize,
-        Vec<u8>,
-        Vec<Option<i64>>,
-        Option<Vec<u8>>,
-    )>,
-    Option<Result<(), (String, u64)>>,
-    u64,
-    u64,
-);
-
-fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
-    let mut out = Vec::new();
-    let mut block = RowBlock::new(rows);
-    loop {
-        block.fill(&mut d, 1 << 20, Some(plan), None);
-        let rows = (0..block.rows().len())
-            .map(|r| {
-                let row = &block.rows()[r];
-                let fields = (0..row.len())
-                    .map(|i| match row.field(i) {
-                        Field::Value(v) => {
-                            let (buf, n) = row.value_in(i).unwrap();
-                            assert_eq!(buf[n], 0);
-                            Some(v.to_vec())
-                        }
-                        Field::Null => None,
-                        Field::Default => Some(b"<default>".to_vec()),
-                    })
-                    .collect();
-                let mark = block.mark(r);
-                assert_eq!((mark.line_no, mark.raw_len), (row.line_no(), row.raw_len()));
-                (
-                    fields,
-                    row.line_no(),
-                    row.raw_len(),
-                    row.line_len(),
-                    row.raw_line().into_owned(),
-                    block.ints(r).to_vec(),
-                    block.tuple(r).map(<[u8]>::to_vec),
-                )
-            })
-            .collect();
-        let end = block
-            .end
-            .as_ref()
-            .map(|e| e.as_ref().map(|_| ()).map_err(|e| (e.message(), e.line)));
-        let done = end.is_some();
-        out.push((rows, end, block.bytes_read, block.lines_read));
-        if done {
-            return out;
-        }
-    }
 }
 
 fuzz_target!(|data: &[u8]| {
