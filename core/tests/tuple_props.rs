@@ -265,6 +265,33 @@ mod fused {
         }
     }
 
+    /// CSV looks one byte past a `\r` line ending before it returns the row: an invalid byte
+    /// right after it is reported on that row. A line whose `\r` is the last verified byte is
+    /// left to the ordinary path, which looks; at every chunk size, the same blocks.
+    #[test]
+    fn a_csv_carriage_return_at_the_verified_end_is_looked_past() {
+        let plan = {
+            let mut p = IntPlan::new(vec![Some(IntWidth::I32); 2], Grammar::Pg16).unwrap();
+            p.tuple = TuplePlan::new(vec![0; 32], vec![(0, 24, 4), (1, 28, 4)], 2);
+            p
+        };
+        for data in [&b"1,2\r3,4\r5,6\r\xff7,8\r"[..], b"1,2\r3,4\r\n5,6\r"] {
+            for chunk in 1..20 {
+                let fused = blocks(
+                    RowReader::with_capacity(data, Options::csv(), chunk),
+                    &plan,
+                    8,
+                );
+                let plain = blocks(
+                    Plain(RowReader::with_capacity(data, Options::csv(), chunk)),
+                    &plan,
+                    8,
+                );
+                assert_eq!(fused, plain, "chunk {chunk}");
+            }
+        }
+    }
+
     /// The path is taken where it can be: a file of plain integer lines is read by it (each
     /// row formed), and its rows are those of the ordinary path.
     #[test]
