@@ -43,8 +43,9 @@ pub trait Decoder {
 
     /// Reads the next row if the decoder can convert all of its fields by `plan` and form
     /// its tuple as it reads it: the row as [`next_row`](Self::next_row) would fill it, its
-    /// fields converted into `ints`, its tuple into `tuple`. False, nothing read, for any
-    /// other row: [`next_row`](Self::next_row) then reads it.
+    /// fields converted into `ints`, its columns' bytes into `tuple` (a slot that holds the
+    /// plan's template). False, nothing read, for any other row: [`next_row`](Self::next_row)
+    /// then reads it.
     fn next_int_row(
         &mut self,
         _plan: &IntPlan,

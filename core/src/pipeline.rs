@@ -18,7 +18,12 @@
 //! the extension made (the tuple's header and the memory in front of it, which this crate
 //! does not interpret) with the row's integers written at their offsets. A row it cannot form
 //! (a field that is NULL or did not convert, a wrong number of fields) is left to the loader,
-//! which forms it, or raises its error, as for any row.
+//! which forms it, or raises its error, as for any row. Where the decoder offers it
+//! ([`Decoder::next_int_row`]), a line of plain integers is read, converted and formed in one
+//! pass, and the two later passes skip it; every other row takes all three.
+//!
+//! Beside the rows, each row's line number and length ([`RowBlock::mark`]): all the loader reads
+//! of a row whose tuple was formed, without touching the row the reader thread just wrote.
 
 use crate::decode::Decoder;
 use crate::input::{InputError, Row};

@@ -5,12 +5,14 @@
 //! each walk the row again (the reader thread's time on a table of ints: A/B in
 //! `bench/README.md`).
 //!
-//! Per field: the digits are counted in one 8-byte load from the input (a longer field
-//! byte by byte), the field is converted by the int core from the input, and the byte after
-//! it must be the delimiter (the line ending after the last field). Then the row is filled
-//! exactly as the fast path fills it (the line copied into its buffer, each delimiter and
-//! the line's end overwritten by NUL, one value span per field), the line is consumed, and
-//! its integers and tuple are written where the block keeps them.
+//! Per field: the digits are counted and, below 8 of them, converted from one 8-byte load of
+//! the input (`int::leading_digits`; a longer field goes to the int core), the value is
+//! checked against the field's and the column's width and written into the column's bytes
+//! of the row's tuple slot (which holds the plan's template already: `RowBlock::fill`), and
+//! the byte after the field must be the delimiter (the line ending after the last field).
+//! Then the row is filled exactly as the fast path fills it (the line copied into its
+//! buffer, each delimiter and the line's end overwritten by NUL, one value span per field)
+//! and the line is consumed.
 //!
 //! Anything else declines before anything is consumed, and the row takes the ordinary path
 //! from its first byte: a NULL or DEFAULT marker, a sign other than a leading `-`, spaces, an
@@ -70,9 +72,10 @@ impl<R: Read> RowReader<R> {
 
     /// Reads the next row if it is a line of plain integers (see the module docs) that every
     /// field of `plan` converts: `row` as [`next_row`](Self::next_row) would fill it, the
-    /// converted fields in `ints` and the row's tuple in `tuple`. False, with nothing
-    /// consumed and `row`, `ints` and `tuple` in an unspecified state, for any other row.
-    /// Only with a plan [`int_rows`](Self::int_rows) accepts.
+    /// converted fields in `ints` and the row's tuple in `tuple`, a slot that holds the plan's
+    /// template (only the columns' bytes are written). False, with nothing consumed, `row` and
+    /// `ints` in an unspecified state and some columns' bytes of `tuple` written, for any
+    /// other row. Only with a plan [`int_rows`](Self::int_rows) accepts.
     #[inline]
     pub fn next_int_row(
         &mut self,
