@@ -30,7 +30,7 @@ pub enum Blocks<'a> {
     /// The decoder on this thread.
     Inline {
         decoder: Box<dyn Decoder + 'a>,
-        spare: Option<RowBlock>,
+        spare: Option<Box<RowBlock>>,
         plan: Option<IntPlan>,
     },
     /// A reader thread, reading a source of its own or a stream this thread pumps.
@@ -46,7 +46,7 @@ impl<'a> Blocks<'a> {
     pub fn inline(decoder: impl Decoder + 'a, plan: Option<IntPlan>) -> Blocks<'a> {
         Blocks::Inline {
             decoder: Box::new(decoder),
-            spare: Some(RowBlock::new(BLOCK_ROWS)),
+            spare: Some(Box::new(RowBlock::new(BLOCK_ROWS))),
             plan,
         }
     }
@@ -93,7 +93,9 @@ impl<'a> Blocks<'a> {
                 spare,
                 plan,
             } => {
-                let mut block = spare.take().unwrap_or_else(|| RowBlock::new(BLOCK_ROWS));
+                let mut block = spare
+                    .take()
+                    .map_or_else(|| RowBlock::new(BLOCK_ROWS), |b| *b);
                 block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref(), None);
                 block
             }
@@ -154,7 +156,7 @@ impl<'a> Blocks<'a> {
     /// Hands a block that was loaded back for refilling.
     pub fn recycle(&mut self, block: RowBlock) {
         match self {
-            Blocks::Inline { spare, .. } => *spare = Some(block),
+            Blocks::Inline { spare, .. } => *spare = Some(Box::new(block)),
             Blocks::Thread { empty, .. } => {
                 // the reader may have ended already
                 let _ = empty.send(block);
