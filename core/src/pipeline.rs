@@ -164,9 +164,9 @@ pub struct RowBlock {
     tuple_len: usize,
     /// The template every tuple slot holds outside its columns' bytes (see `fill`).
     template: Vec<u8>,
+    /// Row r's tuple is formed (set as the row is read when the decoder formed it in one pass,
+    /// [`Decoder::next_int_row`], else after the block is read).
     formed: Vec<bool>,
-    /// Row r was read by [`Decoder::next_int_row`]: its ints and tuple are in place already.
-    fused: Vec<bool>,
     /// Per row: its line number and input bytes, side by side for the loader (which, for a
     /// formed tuple, needs nothing else of the row: reading them from the rows themselves
     /// took a cache line the reader thread had just written for every row).
@@ -190,7 +190,6 @@ impl RowBlock {
             tuple_len: 0,
             template: Vec::new(),
             formed: Vec::new(),
-            fused: Vec::new(),
             marks: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
@@ -209,7 +208,6 @@ impl RowBlock {
             tuple_len: 0,
             template: Vec::new(),
             formed: Vec::new(),
-            fused: Vec::new(),
             marks: Vec::new(),
             bytes_read: 0,
             lines_read: 0,
@@ -280,7 +278,6 @@ impl RowBlock {
             self.template.clone_from(&tp.template);
         }
         self.formed.resize(self.rows.len(), false);
-        self.fused.resize(self.rows.len(), false);
         self.marks.resize(self.rows.len(), RowMark::default());
         // Lines of plain integers are read, converted and formed in one pass where the
         // decoder can; after a run of rows it declined, the block stops trying.
@@ -302,7 +299,6 @@ impl RowBlock {
                 let ints = &mut self.ints[r * w..(r + 1) * w];
                 let tuple = &mut self.tuples[r * n..(r + 1) * n];
                 if reader.next_int_row(p, &mut self.rows[r], ints, tuple) {
-                    self.fused[r] = true;
                     self.formed[r] = true;
                     self.marks[r] = self.rows[r].mark();
                     bytes += self.rows[r].raw_len();
@@ -315,7 +311,7 @@ impl RowBlock {
                     fused = None;
                 }
             }
-            self.fused[r] = false;
+            self.formed[r] = false;
             match reader.next_row(&mut self.rows[self.len]) {
                 Ok(true) => {
                     self.marks[r] = self.rows[r].mark();
@@ -339,8 +335,8 @@ impl RowBlock {
             let rows = self.rows[..self.len].iter();
             let ints = self.ints.chunks_exact_mut(self.width);
             for (r, (row, out)) in rows.zip(ints).enumerate() {
-                if self.fused[r] {
-                    continue;
+                if self.formed[r] {
+                    continue; // read in one pass
                 }
                 convert_ints(row, plan, out);
                 if let Some(tp) = &plan.tuple {

@@ -131,9 +131,7 @@ impl Position {
     /// unchanged while the position points to it (the row block outlives the context guard).
     #[inline]
     pub fn at_row(&self, row: &Row) {
-        self.line.set(row.line_no());
-        self.text.set(LineText::Row(row));
-        self.clear_column();
+        self.at_row_numbered(row, row.line_no());
     }
 
     /// As [`at_row`](Self::at_row), with the row's line number given (the row is not read).
