@@ -101,6 +101,7 @@ SQL
     "$(median "${pgb_off[@]}")" "$(median "${pgb_on[@]}")" "$(median "${pgb_ratios[@]}")" \
     "$(median "${rs_off[@]}")" "$(median "${rs_on[@]}")" "$(median "${rs_ratios[@]}")" >> "$tmp"
   echo "pg$m: $(tail -1 "$tmp")"
+  echo "$version $(median "${copy_ratios[@]}") $(median "${pgb_ratios[@]}") $(median "${rs_ratios[@]}")" >> "$tmp.svgdata"
 done
 {
   echo "# COPY statements from clients: fastcopy.copy_from off vs on"
@@ -116,6 +117,25 @@ done
   echo "| PostgreSQL | \\copy off | \\copy on | speed-up | pgbench -i generate off | on | speed-up | pg_restore off | on | speed-up |"
   echo "|---|---|---|---|---|---|---|---|---|---|"
   cat "$tmp"
+  echo
+  echo "![client](client.svg)"
 } > "$out"
-rm -f "$tmp"
+# bar chart: speed-up (off/on, median of the rounds' ratios) per major and client; a pg_restore
+# left out (RESTORE=0) has no bar
+awk 'BEGIN { w = 620; h = 300; base = 250; split("\\copy lotsaints|pgbench -i generate|pg_restore", lab, "|");
+             split("#2a7|#37c|#c73", col, "|");
+             print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" w "\" height=\"" h "\" font-family=\"sans-serif\" font-size=\"12\">";
+             print "<text x=\"10\" y=\"18\" font-size=\"14\">COPY from clients: speed-up with fastcopy.copy_from = on (median)</text>";
+             for (k = 1; k <= 3; k++) printf "<rect x=\"%d\" y=\"30\" width=\"12\" height=\"12\" fill=\"%s\"/><text x=\"%d\" y=\"41\">%s</text>\n", 10 + (k - 1) * 170, col[k], 26 + (k - 1) * 170, lab[k];
+             n = 0; max = 1 }
+     { v[n] = $1; for (k = 1; k <= 3; k++) { r[n, k] = $(k + 1) + 0; if (r[n, k] > max) max = r[n, k] } n++ }
+     END { scale = 180 / max;
+           printf "<line x1=\"30\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#000\" stroke-dasharray=\"4 3\"/><text x=\"2\" y=\"%.1f\">1×</text>\n", w - 10, base - scale, base - scale, base - scale + 4;
+           for (i = 0; i < n; i++) { x = 40 + i * 145;
+             for (k = 1; k <= 3; k++) { if (r[i, k] <= 0) continue; bx = x + (k - 1) * 40;
+               printf "<rect x=\"%d\" y=\"%.1f\" width=\"36\" height=\"%.1f\" fill=\"%s\"/>\n", bx, base - r[i, k] * scale, r[i, k] * scale, col[k];
+               printf "<text x=\"%d\" y=\"%.1f\" font-size=\"11\">%.2f</text>\n", bx + 2, base - r[i, k] * scale - 4, r[i, k] }
+             printf "<text x=\"%d\" y=\"%d\">PostgreSQL %s</text>\n", x, base + 18, v[i] }
+           print "</svg>" }' "$tmp.svgdata" > "$(dirname "$out")/client.svg"
+rm -f "$tmp" "$tmp.svgdata"
 cat "$out"
