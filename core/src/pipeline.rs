@@ -26,7 +26,7 @@
 //! of a row whose tuple was formed, without touching the row the reader thread just wrote.
 
 use crate::decode::Decoder;
-use crate::input::{InputError, Row};
+use crate::input::{InputError, Row, prefetch_line};
 use crate::int::{self, Grammar};
 use crate::stream::Readiness;
 use std::sync::mpsc::{Receiver, SyncSender};
@@ -237,6 +237,26 @@ impl RowBlock {
     #[inline]
     pub fn mark(&self, r: usize) -> RowMark {
         self.marks[r]
+    }
+
+    /// For a loader at row `r`: starts loading the fields of row `r + ahead` into the cache
+    /// ([`Row::prefetch`]) if the block has it and the loader will read it (its tuple was not
+    /// formed), and the row itself (where its fields are) of row `r + 2 * ahead` (the same
+    /// unless formed), which the hint for its fields will read.
+    #[inline(always)]
+    pub fn prefetch(&self, r: usize, ahead: usize) {
+        let rows = &self.rows[..self.len];
+        let formed = |i: usize| self.tuple_len > 0 && self.formed[i];
+        if let Some(row) = rows.get(r + ahead)
+            && !formed(r + ahead)
+        {
+            row.prefetch();
+        }
+        if let Some(row) = rows.get(r + 2 * ahead)
+            && !formed(r + 2 * ahead)
+        {
+            prefetch_line(std::ptr::from_ref(row).cast());
+        }
     }
 
     /// Row `r`'s tuple, formed by the plan's [`TuplePlan`]; `None` where the loader must

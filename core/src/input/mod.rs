@@ -273,6 +273,22 @@ enum RawLine {
     Copied,
 }
 
+/// Asks the CPU to start loading the cache line at `p` (a hint: nothing where the target has
+/// no prefetch instruction).
+#[inline(always)]
+pub fn prefetch_line(p: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch is only a hint: it reads nothing into the program and never faults,
+    // whatever the address (an empty Vec's dangling pointer included); SSE is part of the
+    // x86_64 baseline.
+    unsafe {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        _mm_prefetch::<_MM_HINT_T0>(p.cast());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = p;
+}
+
 /// One row: its fields, reused across rows (no allocation per row once the buffers have grown
 /// to the longest row).
 #[derive(Clone, Debug)]
@@ -324,6 +340,20 @@ impl Row {
             line_no: self.line_no,
             raw_len: self.raw_len,
         }
+    }
+
+    /// Asks the CPU to start loading the row's fields (their bytes and where each lies) into
+    /// its cache: a hint for a consumer on another thread that reads the row soon. Each row's
+    /// buffers are allocations of their own, which the hardware prefetcher cannot follow, and
+    /// they were just written on the reader thread's core: without the hint the first read of
+    /// a row's value waits for that core's cache (a third of the backend's time on a table of
+    /// two ints and a text column, profiled on 17, with text values copied as they are).
+    /// Does nothing where the target has no prefetch instruction.
+    #[inline(always)]
+    pub fn prefetch(&self) {
+        prefetch_line(self.spans.as_ptr().cast());
+        prefetch_line(self.buf.as_ptr());
+        prefetch_line(self.buf.as_ptr().wrapping_add(64));
     }
 
     /// Number of fields (at least 1: an empty line is one empty field).
