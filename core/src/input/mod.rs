@@ -289,6 +289,23 @@ pub fn prefetch_line(p: *const u8) {
     let _ = p;
 }
 
+/// [`prefetch_line`] for the lines of `len` bytes from `p`, at most the first 256 bytes (a
+/// longer row's later values are read long enough after its first ones).
+#[inline(always)]
+fn prefetch_lines(p: *const u8, len: usize) {
+    if len == 0 {
+        return;
+    }
+    let len = len.min(256);
+    let mut at = 0;
+    while at < len {
+        prefetch_line(p.wrapping_add(at));
+        at += 64;
+    }
+    // the line of the last byte, when `p` is not at a line's start
+    prefetch_line(p.wrapping_add(len - 1));
+}
+
 /// One row: its fields, reused across rows (no allocation per row once the buffers have grown
 /// to the longest row).
 #[derive(Clone, Debug)]
@@ -351,9 +368,11 @@ impl Row {
     /// Does nothing where the target has no prefetch instruction.
     #[inline(always)]
     pub fn prefetch(&self) {
-        prefetch_line(self.spans.as_ptr().cast());
-        prefetch_line(self.buf.as_ptr());
-        prefetch_line(self.buf.as_ptr().wrapping_add(64));
+        let spans = self.spans.len() * std::mem::size_of::<Span>();
+        prefetch_lines(self.spans.as_ptr().cast(), spans);
+        // the values take at most the line's bytes (a NUL for each delimiter, escapes shorter
+        // than what they stand for), known without reading the spans
+        prefetch_lines(self.buf.as_ptr(), self.raw_len.min(self.buf.len()));
     }
 
     /// Number of fields (at least 1: an empty line is one empty field).
