@@ -54,6 +54,10 @@ pub struct Buffer {
     pub generated: bool,
     /// NOT NULL or CHECK constraints to test per row.
     pub has_constraints: bool,
+    /// The constraints are NOT NULL constraints of stored columns only (no CHECK constraint,
+    /// no virtual generated column): `ExecConstraints` can fail only for a row with a NULL,
+    /// so a tuple without one (no `HEAP_HASNULL`) skips it.
+    pub not_null_only: bool,
     /// Test the partition constraint per row: a partition loaded directly, or a routed row a
     /// BEFORE ROW trigger may have changed.
     pub partition_check: bool,
@@ -113,6 +117,10 @@ impl Buffer {
                 has_constraints: foreign.is_null()
                     && !constr.is_null()
                     && ((*constr).has_not_null || (*constr).num_check > 0),
+                not_null_only: foreign.is_null()
+                    && !constr.is_null()
+                    && (*(*rel).rd_rel).relchecks == 0
+                    && !has_virtual_columns((*rel).rd_att),
                 partition_check: is_partition && (!routed || before_row),
                 map: if routed {
                     compat::root_to_child_map(rri, target.estate)
@@ -132,7 +140,7 @@ impl Buffer {
             buffer.slotless = buffer.pages.is_some()
                 && !buffer.has_indexes
                 && !buffer.after_row
-                && !buffer.has_constraints
+                && (!buffer.has_constraints || buffer.not_null_only)
                 && !buffer.partition_check
                 && !buffer.single;
             buffer
@@ -360,6 +368,19 @@ impl Buffer {
             pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
         }
         (self.extender.pages_extended, self.extender.extend_calls)
+    }
+}
+
+/// Whether a column of `desc` is a virtual generated column (18: stored as NULL, its NOT NULL
+/// constraint checked by evaluating its expression).
+///
+/// # Safety
+/// `desc` is the descriptor of an open relation.
+unsafe fn has_virtual_columns(desc: pg_sys::TupleDesc) -> bool {
+    // SAFETY: as the function's contract; every index is below `natts`.
+    unsafe {
+        (0..(*desc).natts as usize)
+            .any(|i| compat::tuple_desc_attr(desc, i).attgenerated as u8 == b'v')
     }
 }
 

@@ -99,15 +99,29 @@ impl Batch {
             let buf = &mut self.buffers[0];
             // its place on a heap page: MAXALIGNed tuple and a line pointer
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
-            match (&mut buf.pages, buf.slotless) {
-                // nothing needs the row in a slot: straight to the page writer
-                (Some(pages), true) => pages.push(tuple),
-                _ => {
+            // a row without NULLs passes NOT NULL constraints: nothing to test when they are
+            // the only ones
+            let constraints = buf.has_constraints
+                && !(buf.not_null_only
+                    && (*(*tuple).t_data).t_infomask & pg_sys::HEAP_HASNULL as u16 == 0);
+            if buf.slotless {
+                // nothing needs the row in a slot: straight to the page writer (a row with a
+                // NULL in a table with NOT NULL constraints through a slot for the test first)
+                if constraints {
                     let slot = buf.next_slot();
                     tuple::store(slot, tuple, target.relid, buf.slot_flags);
-                    if buf.has_constraints || buf.partition_check {
-                        check_row(target, slot, buf.has_constraints, buf.partition_check);
-                    }
+                    check_row(target, slot, true, false);
+                    tuple::forget(slot, buf.slot_flags);
+                }
+                let pages = buf.pages.as_mut();
+                pages
+                    .expect("a buffer without slots has a page writer")
+                    .push(tuple);
+            } else {
+                let slot = buf.next_slot();
+                tuple::store(slot, tuple, target.relid, buf.slot_flags);
+                if constraints || buf.partition_check {
+                    check_row(target, slot, constraints, buf.partition_check);
                 }
             }
             Stored::from_full(self.add(0, row.line_no, row.raw_len))

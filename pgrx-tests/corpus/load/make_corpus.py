@@ -776,6 +776,24 @@ bad("ints_one_pass_int8_overflow_late.txt",
     lines(*plain_int_rows(1500), b"1\t-9223372036854775808\t1", b"1\t9223372036854775808\t1"),
     W, sqlstate="22003")
 
+# A table whose only constraints are NOT NULL: a tuple without a NULL is not tested, one with a
+# NULL is (src/load/store.rs), on the page path without slots; with an index, through slots.
+# Thousands of rows, so that batches are flushed before the failing one.
+nn_rows = [b"%d\t%s\t%s" % (i, b"\\N" if i % 3 == 0 else b"t%d" % i,
+                               b"\\N" if i % 5 == 0 else b"%d" % (i * 7)) for i in range(1, 3001)]
+NN = "a int NOT NULL, b text, c int8"
+case("notnull_only_nulls_elsewhere.txt", lines(*nn_rows), NN,
+     note="NULLs in the nullable columns of a table with a NOT NULL column pass")
+bad("notnull_only_violation_late.txt", lines(*nn_rows, b"\\N\tx\t1"), NN, sqlstate="23502",
+    note="the NOT NULL column's NULL after 3000 rows: DETAIL and CONTEXT show that row")
+full_rows = [b"%d\tv%d\t%d" % (i, i, -i) for i in range(1, 2501)]
+bad("notnull_only_second_column_late.txt", lines(*full_rows, b"9\tw\t\\N", b"\\N\tx\t1"),
+    "a int NOT NULL, b text, c int8 NOT NULL", sqlstate="23502",
+    note="rows without NULLs, then one with a NULL in the second NOT NULL column")
+bad("notnull_only_indexed_violation_late.txt", lines(*full_rows, b"2501\t\\N\t1"),
+    "a int UNIQUE, b text NOT NULL, c int8", sqlstate="23502",
+    note="the same with an index (rows through slots)")
+
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]
