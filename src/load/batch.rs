@@ -55,9 +55,11 @@ pub struct Buffer {
     /// NOT NULL or CHECK constraints to test per row.
     pub has_constraints: bool,
     /// The constraints are NOT NULL constraints of stored columns only (no CHECK constraint,
-    /// no virtual generated column): `ExecConstraints` can fail only for a row with a NULL,
-    /// so a tuple without one (no `HEAP_HASNULL`) skips it.
+    /// no virtual generated column): `ExecConstraints` can fail only for a row with a NULL in
+    /// one of `not_null`, so a tuple without one skips it.
     pub not_null_only: bool,
+    /// The attributes (0-based) with a NOT NULL constraint, when `not_null_only`.
+    pub not_null: Vec<u16>,
     /// Test the partition constraint per row: a partition loaded directly, or a routed row a
     /// BEFORE ROW trigger may have changed.
     pub partition_check: bool,
@@ -121,6 +123,7 @@ impl Buffer {
                     && !constr.is_null()
                     && (*(*rel).rd_rel).relchecks == 0
                     && !has_virtual_columns((*rel).rd_att),
+                not_null: not_null_attributes((*rel).rd_att),
                 partition_check: is_partition && (!routed || before_row),
                 map: if routed {
                     compat::root_to_child_map(rri, target.estate)
@@ -381,6 +384,21 @@ unsafe fn has_virtual_columns(desc: pg_sys::TupleDesc) -> bool {
     unsafe {
         (0..(*desc).natts as usize)
             .any(|i| compat::tuple_desc_attr(desc, i).attgenerated as u8 == b'v')
+    }
+}
+
+/// The attributes of `desc` (0-based) with a NOT NULL constraint (`attnotnull`, which
+/// `ExecConstraints` tests).
+///
+/// # Safety
+/// `desc` is the descriptor of an open relation.
+unsafe fn not_null_attributes(desc: pg_sys::TupleDesc) -> Vec<u16> {
+    // SAFETY: as the function's contract; every index is below `natts`.
+    unsafe {
+        (0..(*desc).natts as usize)
+            .filter(|&i| compat::tuple_desc_attr(desc, i).attnotnull)
+            .map(|i| i as u16)
+            .collect()
     }
 }
 

@@ -99,11 +99,10 @@ impl Batch {
             let buf = &mut self.buffers[0];
             // its place on a heap page: MAXALIGNed tuple and a line pointer
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
-            // a row without NULLs passes NOT NULL constraints: nothing to test when they are
-            // the only ones
+            // a row without a NULL in its NOT NULL columns passes their constraints: nothing
+            // to test when they are the only ones
             let constraints = buf.has_constraints
-                && !(buf.not_null_only
-                    && (*(*tuple).t_data).t_infomask & pg_sys::HEAP_HASNULL as u16 == 0);
+                && !(buf.not_null_only && !tuple::has_null_in(tuple, &buf.not_null));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
                 // NULL in a table with NOT NULL constraints through a slot for the test first)

@@ -351,6 +351,29 @@ impl Former {
     }
 }
 
+/// Whether one of the attributes `attrs` (0-based) is NULL in `tuple`, as `heap_attisnull`
+/// reads the null bitmap; an attribute beyond the tuple's own count is taken as NULL (the
+/// server's test then decides).
+///
+/// # Safety
+/// `tuple` is a valid heap tuple.
+#[inline]
+pub unsafe fn has_null_in(tuple: pg_sys::HeapTuple, attrs: &[u16]) -> bool {
+    // SAFETY: `t_data` of a valid tuple is its header; the null bitmap has a bit for each of
+    // the tuple's attributes when HEAP_HASNULL is set, and only those are read.
+    unsafe {
+        let t = (*tuple).t_data;
+        if (*t).t_infomask & pg_sys::HEAP_HASNULL as u16 == 0 {
+            return false;
+        }
+        let natts = (*t).t_infomask2 & pg_sys::HEAP_NATTS_MASK as u16;
+        let bits = (*t).t_bits.as_ptr();
+        attrs
+            .iter()
+            .any(|&a| a >= natts || *bits.add(a as usize / 8) & (1 << (a % 8)) == 0)
+    }
+}
+
 /// Puts `tuple` into a heap-tuple slot as if the slot owned it (so materializing is a no-op).
 /// Only writes to the slot: the slots of a big batch are rarely in cache, and a read of their
 /// flags stalled the load loop. `flags` is the slot's constant flags (`TTS_FLAG_FIXED`).
