@@ -58,7 +58,7 @@ pub struct Buffer {
     /// no virtual generated column): `ExecConstraints` can fail only for a row with a NULL in
     /// one of `not_null`, so a tuple without one skips it.
     pub not_null_only: bool,
-    /// The attributes (0-based) with a NOT NULL constraint, when `not_null_only`.
+    /// The attributes (0-based, ascending) with a NOT NULL constraint.
     pub not_null: Vec<u16>,
     /// Test the partition constraint per row: a partition loaded directly, or a routed row a
     /// BEFORE ROW trigger may have changed.
@@ -154,6 +154,13 @@ impl Buffer {
     #[inline]
     pub fn next_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
         self.slot_at(self.used)
+    }
+
+    /// A slot to test a row's constraints in, for a buffer without slots (`slotless`), which
+    /// holds no row in its slots.
+    pub fn test_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
+        debug_assert!(self.slotless);
+        self.slot_at(0)
     }
 
     /// Slot `i` (created, with those before it, on first use).

@@ -13,17 +13,17 @@ use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
 use super::store::Stored;
 use super::target::Target;
 use crate::compat;
+use crate::error::{raise, raise_hint};
+use crate::guc;
+use fastcopy_core::input::InputError;
+use fastcopy_core::pipeline::RowBlock;
+use pgrx::prelude::*;
 
 /// How many rows ahead of the one it loads the loader asks for a row's fields to be brought
 /// into the cache ([`RowBlock::prefetch`]): far enough that the other core's cache has answered
 /// by the time the row's turn comes (a row that is not formed takes the backend a few hundred
 /// nanoseconds), near enough that the row is still in the cache then.
 const PREFETCH_AHEAD: usize = 8;
-use crate::error::{raise, raise_hint};
-use crate::guc;
-use fastcopy_core::input::InputError;
-use fastcopy_core::pipeline::RowBlock;
-use pgrx::prelude::*;
 
 pub struct Loader<'a> {
     target: &'a Target,

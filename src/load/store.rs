@@ -105,9 +105,9 @@ impl Batch {
                 && (!buf.not_null_only || tuple::has_null_in(tuple, &buf.not_null));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
-                // NULL in a table with NOT NULL constraints through a slot for the test first)
+                // NULL in a NOT NULL column through a slot first, for the server's error)
                 if constraints {
-                    let slot = buf.next_slot();
+                    let slot = buf.test_slot();
                     tuple::store(slot, tuple, target.relid, buf.slot_flags);
                     check_row(target, slot, true, false);
                     tuple::forget(slot, buf.slot_flags);

@@ -351,7 +351,7 @@ impl Former {
     }
 }
 
-/// Whether one of the attributes `attrs` (0-based) is NULL in `tuple`, as `heap_attisnull`
+/// Whether one of the attributes `attrs` (0-based, ascending) is NULL in `tuple`, as `heap_attisnull`
 /// reads the null bitmap; an attribute beyond the tuple's own count is taken as NULL (the
 /// server's test then decides).
 ///
@@ -363,10 +363,11 @@ pub unsafe fn has_null_in(tuple: pg_sys::HeapTuple, attrs: &[u16]) -> bool {
     // the tuple's attributes when HEAP_HASNULL is set, and only those are read.
     unsafe {
         let t = (*tuple).t_data;
-        if (*t).t_infomask & pg_sys::HEAP_HASNULL as u16 == 0 {
-            return false;
-        }
         let natts = (*t).t_infomask2 & pg_sys::HEAP_NATTS_MASK as u16;
+        if (*t).t_infomask & pg_sys::HEAP_HASNULL as u16 == 0 {
+            // (`attrs` ascending: the last is the highest)
+            return attrs.last().is_some_and(|&a| a >= natts);
+        }
         let bits = (*t).t_bits.as_ptr();
         attrs
             .iter()
