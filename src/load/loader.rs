@@ -142,8 +142,6 @@ impl<'a> Loader<'a> {
         let mut r = from;
         while r < rows.len() {
             self.resume = r + 1;
-            // the row a few ahead into the cache now, so that it is there when its turn comes
-            block.prefetch(r, PREFETCH_AHEAD);
             let stored = self.load_row(block, r);
             // COPY checks for a cancel once per row, at the row it has just stored
             if interrupt_pending() {
@@ -213,6 +211,9 @@ impl<'a> Loader<'a> {
             // of its former's plan.
             return Some(unsafe { self.batch.store_formed(target, formed, mark) });
         }
+        // a row that is read here: the one a few ahead into the cache now, so that it is there
+        // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
+        block.prefetch(r, PREFETCH_AHEAD);
         let Values { datums, nulls } = &mut self.values;
         if target.binary {
             receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);
