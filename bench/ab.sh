@@ -7,7 +7,8 @@
 # (> 1: B is slower). Builds the two commits itself (git worktrees under $FASTCOPY_RUN).
 #   bench/ab.sh COMMIT_A COMMIT_B [major]       e.g. bench/ab.sh 78f5f41 HEAD 17
 #   ROUNDS=15 WORKLOADS="lotsaints ints10m" (also ints10m_unlogged: the same rows, no WAL;
-#   lotsaints_logged: lotsaints into a logged table)
+#   lotsaints_logged: lotsaints into a logged table; lotsaints_client: lotsaints from psql
+#   \copy through the COPY hook, wall time around psql)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -43,8 +44,12 @@ psql -c "$BENCH_MS_SQL" -c "DROP TABLE IF EXISTS ab_t" >/dev/null
 lots=$(lotsaints_data)
 ints="$FASTCOPY_RUN/ints10m.copy"
 [ -f "$ints" ] || psql -c "COPY (SELECT g FROM generate_series(1, 10000000) g) TO '$ints'"
+# ms COMMAND...: wall time of a command, in ms
+ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
 for w in $workloads; do
+  client=0
   case $w in
+    lotsaints_client) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots; client=1 ;;
     lotsaints) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots ;;
     lotsaints_logged) def="CREATE TABLE ab_t (a int, b int, c int)"; data=$lots ;;
     ints10m) def="CREATE TABLE ab_t (a int)"; data=$ints ;;
@@ -59,7 +64,12 @@ for w in $workloads; do
       side=$([ "$i" = 0 ] && echo a || echo b)
       use_so "$([ "$side" = a ] && echo "$so_a" || echo "$so_b")"
       psql -c "TRUNCATE ab_t" -c "CHECKPOINT" >/dev/null
-      t[$side]=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''ab_t'', ''$data'')')")
+      if [ "$client" = 1 ]; then
+        t[$side]=$(PGOPTIONS="-c session_preload_libraries=fastcopy -c fastcopy.copy_from=require" \
+                   ms psql -c "\\copy ab_t FROM '$data'")
+      else
+        t[$side]=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''ab_t'', ''$data'')')")
+      fi
     done
     if [ "$r" -gt 0 ]; then   # round 0 warms up
       ta+=("${t[a]}"); tb+=("${t[b]}"); ratios+=("$(ratio "${t[b]}" "${t[a]}")")

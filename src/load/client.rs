@@ -43,6 +43,8 @@ mod pq {
         pub fn pq_getbyte() -> c_int;
         pub fn pq_peekbyte() -> c_int;
         pub fn pq_getmessage(s: pgrx::pg_sys::StringInfo, maxlen: c_int) -> c_int;
+        // `char *` in 15 and 16, `void *` from 17: the same call
+        pub fn pq_getbytes(b: *mut u8, len: usize) -> c_int;
         pub static PqCommMethods: *const CommMethodsHead;
     }
 
@@ -114,7 +116,8 @@ fn flush() {
 
 /// What one message was.
 pub enum Message {
-    /// CopyData: its bytes are in the reader's buffer ([`ClientReader::data`]).
+    /// CopyData: its bytes were appended to the buffer [`ClientReader::read_message`] was
+    /// given (or thrown away without one).
     Data,
     /// CopyDone.
     Done,
@@ -148,20 +151,14 @@ impl ClientReader {
         ClientReader { msg }
     }
 
-    /// The bytes of the CopyData message just read (valid until the next read).
-    pub fn data(&self) -> &[u8] {
-        // SAFETY: `msg` holds the CopyData message just read, and nothing else touches it
-        // until the next read.
-        unsafe { message_bytes(self.msg) }
-    }
-
-    /// `CopyGetData` for one message: CopyData (its bytes in `msg`) or CopyDone; Flush and
-    /// Sync are skipped; the rest are the server's errors, raised once the message was read
-    /// completely. With `block` false, `Message::None` when no message has arrived (nothing
-    /// in the receive buffer or on the socket), and the type byte is peeked first: a type
-    /// COPY does not expect is left unread ([`Message::Unexpected`]). Once a message has
+    /// `CopyGetData` for one message: CopyData (its bytes appended to `into`, read there
+    /// straight from the server's receive buffer, or thrown away without `into`) or CopyDone;
+    /// Flush and Sync are skipped; the rest are the server's errors, raised once the message
+    /// was read completely. With `block` false, `Message::None` when no message has arrived
+    /// (nothing in the receive buffer or on the socket), and the type byte is peeked first: a
+    /// type COPY does not expect is left unread ([`Message::Unexpected`]). Once a message has
     /// begun to arrive, the rest of it is read blocking, as it is on its way.
-    pub fn read_message(&mut self, block: bool) -> Message {
+    pub fn read_message(&mut self, block: bool, mut into: Option<&mut Vec<u8>>) -> Message {
         loop {
             // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
             // server; nothing between pq_startmsgread and the end of pq_getmessage (or
@@ -204,9 +201,17 @@ impl ClientReader {
                             unexpected_message(mtype);
                         }
                     };
-                    let msg = self.msg;
-                    let r = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getmessage(msg, limit));
-                    (mtype, r != libc::EOF)
+                    let ok = match into.as_deref_mut() {
+                        Some(buf) if mtype as u8 == b'd' => read_body(buf, limit),
+                        _ => {
+                            let msg = self.msg;
+                            let r = pg_sys::ffi::pg_guard_ffi_boundary(|| {
+                                pq::pq_getmessage(msg, limit)
+                            });
+                            r != libc::EOF
+                        }
+                    };
+                    (mtype, ok)
                 }
             };
             if !ok {
@@ -231,6 +236,60 @@ impl ClientReader {
             }
         }
     }
+}
+
+/// `pq_getmessage` for a CopyData message, its body appended to `buf` instead of copied
+/// into a StringInfo first (the pump hands `buf` to the reader: one copy of each byte fewer).
+/// The same checks and the same server-log lines as `pq_getmessage`; false when the
+/// connection ended (the caller raises the server's ERROR). Called between
+/// `pq_startmsgread` and the end of the message, with its type byte read.
+///
+/// # Safety
+/// Backend thread, reading a message of a remote client's.
+unsafe fn read_body(buf: &mut Vec<u8>, limit: c_int) -> bool {
+    let mut word = [0u8; 4];
+    // SAFETY: pq_getbytes fills the 4 bytes of `word`; a dead socket is a FATAL, through
+    // pgrx's guard.
+    let r = unsafe {
+        let p = word.as_mut_ptr();
+        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbytes(p, 4))
+    };
+    if r == libc::EOF {
+        log_protocol_violation("unexpected EOF within message length word");
+        return false;
+    }
+    let len = i32::from_be_bytes(word);
+    if len < 4 || len > limit {
+        log_protocol_violation("invalid message length");
+        return false;
+    }
+    let body = (len - 4) as usize;
+    // Reserving cannot fail short of aborting the process (as the server's palloc of the
+    // same size would fail instead): nothing raises in the middle of the message.
+    buf.reserve(body);
+    let at = buf.len();
+    // SAFETY: `reserve` made room for `body` bytes after `at`; pq_getbytes writes exactly
+    // `body` bytes there or returns EOF (then the length is left as it was).
+    unsafe {
+        let p = buf.as_mut_ptr().add(at);
+        if pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbytes(p, body)) == libc::EOF {
+            log_protocol_violation("incomplete message from client");
+            return false;
+        }
+        buf.set_len(at + body);
+        // the message is read: what pq_getmessage does last
+        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
+    }
+    true
+}
+
+/// `ereport(COMMERROR, …)`: a protocol violation written to the server log only.
+fn log_protocol_violation(message: &'static str) {
+    ereport!(
+        PgLogLevel::LOG_SERVER_ONLY,
+        PgSqlErrorCode::ERRCODE_PROTOCOL_VIOLATION,
+        message
+    );
 }
 
 /// The message types of the COPY-in sub-protocol.
@@ -288,15 +347,6 @@ pub fn copy_failed(text: &str) -> fastcopy_core::stream::ServerError {
         sqlstate: fastcopy_core::sqlstate::SqlState::QUERY_CANCELED,
         message: format!("COPY from stdin failed: {text}"),
     }
-}
-
-/// The bytes of the message in `msg`.
-///
-/// # Safety
-/// `msg` is a StringInfo pq_getmessage filled; the slice lives until it is reused.
-unsafe fn message_bytes<'a>(msg: pg_sys::StringInfo) -> &'a [u8] {
-    // SAFETY: as the function's contract: `data` holds `len` bytes.
-    unsafe { std::slice::from_raw_parts((*msg).data as *const u8, (*msg).len as usize) }
 }
 
 /// The server's error for a lost connection during COPY.

@@ -128,28 +128,26 @@ impl<'a> Pump<'a> {
         // read is acted on at the next row (the loader's check), with that row in the CONTEXT.
         let wanted = self.writer.is_some();
         match &mut self.origin {
-            Origin::Client(client) => match client.read_message(block) {
-                Message::Data => {
-                    if wanted {
-                        self.gathered.extend_from_slice(client.data());
+            Origin::Client(client) => {
+                match client.read_message(block, wanted.then_some(&mut self.gathered)) {
+                    Message::Data => {}
+                    Message::Done => self.ended = true,
+                    Message::Fail(text) => return self.client_ended(ClientEnd::Fail(text)),
+                    Message::Unexpected(mtype) => {
+                        super::client::leave_unread(mtype);
+                        return self.client_ended(ClientEnd::Unexpected(mtype));
+                    }
+                    Message::None => {
+                        if self.gathered.is_empty() {
+                            return Step::Idle;
+                        }
+                        return match self.hand_on() {
+                            Step::Moved => Step::Idle,
+                            other => other,
+                        };
                     }
                 }
-                Message::Done => self.ended = true,
-                Message::Fail(text) => return self.client_ended(ClientEnd::Fail(text)),
-                Message::Unexpected(mtype) => {
-                    super::client::leave_unread(mtype);
-                    return self.client_ended(ClientEnd::Unexpected(mtype));
-                }
-                Message::None => {
-                    if self.gathered.is_empty() {
-                        return Step::Idle;
-                    }
-                    return match self.hand_on() {
-                        Step::Moved => Step::Idle,
-                        other => other,
-                    };
-                }
-            },
+            }
             Origin::Read(read) => {
                 let at = self.gathered.len();
                 self.gathered.resize(at + CHUNK, 0);
@@ -233,7 +231,7 @@ impl<'a> Pump<'a> {
         };
         while !self.ended {
             pgrx::check_for_interrupts!();
-            match client.read_message(true) {
+            match client.read_message(true, None) {
                 Message::Done => self.ended = true,
                 Message::Fail(text) => raise_server_error(super::client::copy_failed(&text)),
                 Message::Unexpected(_) => unreachable!("only a read that does not block peeks"),
