@@ -62,7 +62,7 @@ impl Batch {
                 .former
                 .form(&mut self.arena, &values.datums, &values.nulls);
             pg_sys::MemoryContextSwitchTo(old);
-            self.store_tuple(target, tuple, row)
+            self.store_tuple(target, tuple, (*tuple).t_len as usize, false, row)
         }
     }
 
@@ -78,7 +78,9 @@ impl Batch {
         unsafe {
             let mem = target.batch_memory();
             let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
-            self.store_tuple(target, tuple, row)
+            // (its length and that it has no NULL are the plan's: reading them back from the
+            // copy just made stalled the loop on the copy's wide stores)
+            self.store_tuple(target, tuple, target.former.fixed_len(), true, row)
         }
     }
 
@@ -86,23 +88,28 @@ impl Batch {
     /// with the row's constraint checks).
     ///
     /// # Safety
-    /// `target.fast`; `tuple` was formed for it in the batch memory.
+    /// `target.fast`; `tuple` was formed for it in the batch memory, `len` bytes long (its
+    /// `t_len`), without a NULL if `no_nulls`.
     #[inline(always)]
     unsafe fn store_tuple(
         &mut self,
         target: &Target,
         tuple: pg_sys::HeapTuple,
+        len: usize,
+        no_nulls: bool,
         row: RowMark,
     ) -> Stored {
         // SAFETY: as the function's contract.
         unsafe {
             let buf = &mut self.buffers[0];
             // its place on a heap page: MAXALIGNed tuple and a line pointer
-            buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+            debug_assert_eq!((*tuple).t_len as usize, len);
+            buf.tuple_bytes += len.next_multiple_of(8) + 4;
             // a row without a NULL in its NOT NULL columns passes their constraints: nothing
             // to test when they are the only ones
             let constraints = buf.has_constraints
-                && (!buf.not_null_only || tuple::has_null_in(tuple, &buf.not_null));
+                && (!buf.not_null_only
+                    || (!no_nulls && tuple::has_null_in(tuple, &buf.not_null)));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
                 // NULL in a NOT NULL column through a slot first, for the server's error)

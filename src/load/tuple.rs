@@ -316,6 +316,11 @@ impl Former {
         TuplePlan::new(template, columns, nfields)
     }
 
+    /// The `t_len` of every tuple formed by the fixed path (and so by the reader's plan).
+    pub fn fixed_len(&self) -> usize {
+        self.fixed_len as usize
+    }
+
     /// A tuple the reader formed by this relation's [`TuplePlan`], copied into the batch
     /// memory: the same tuple `form` makes from the row's values.
     ///
