@@ -29,6 +29,8 @@ impl SqlState {
     pub const DISK_FULL: SqlState = SqlState(*b"53100");
     /// 08P01 `protocol_violation` (an unexpected message type during COPY from stdin).
     pub const PROTOCOL_VIOLATION: SqlState = SqlState(*b"08P01");
+    /// 08006 `connection_failure` (the client's connection ended during COPY from stdin).
+    pub const CONNECTION_FAILURE: SqlState = SqlState(*b"08006");
     /// 57014 `query_canceled` (a client's CopyFail: "COPY from stdin failed: …").
     pub const QUERY_CANCELED: SqlState = SqlState(*b"57014");
     /// 58030 `io_error` (EIO, and read errors without an OS error number).

@@ -40,6 +40,12 @@ class Conn:
         return t, body
 
     def send(self, t, body=b""):
+        if t is None:  # raw bytes, e.g. a message with a bad length word
+            self.s.sendall(body)
+            return
+        if t == b"EOF":  # the client's end of the connection closes
+            self.s.shutdown(socket.SHUT_WR)
+            return
         self.s.sendall(t + struct.pack("!i", len(body) + 4) + body)
 
     def until_ready(self):
@@ -104,6 +110,13 @@ cases = {
     "an unexpected message type (Query) during COPY": rows(5) + [(b"Q", b"SELECT 1\0")],
     "data after the end marker is read and dropped up to CopyDone": rows(2) + [(b"d", b"\\.\n"), (b"d", b"junk\n")] + [(b"c", b"")],
     "a CopyFail after the end marker still fails the COPY": rows(2) + [(b"d", b"\\.\n"), (b"f", b"late\0")],
+    "empty CopyData messages between rows": [m for r in rows(200) for m in (r, (b"d", b""))] + [(b"c", b"")],
+    "one 4 MB CopyData message (larger than the socket buffer)":
+        [(b"d", b"".join(body for _, body in rows(300000)))] + [(b"c", b"")],
+    "a CopyData message with an invalid length word": rows(10) + [(None, b"d" + struct.pack("!i", 2))],
+    "the connection ends in the middle of a CopyData message":
+        rows(1000) + [(None, b"d" + struct.pack("!i", 104) + b"1000\tpart"), (b"EOF", b"")],
+    "the connection ends between two messages": rows(1000) + [(b"EOF", b"")],
 }
 for label, steps in cases.items():
     off = scenario("off", steps)

@@ -128,6 +128,12 @@ pub enum Message {
     /// to block): the server's ERROR is raised by [`raise_unexpected_message`], where COPY
     /// would reach the message, after the data before it.
     Unexpected(c_int),
+    /// The connection ended (or sent a message length the protocol does not allow): the
+    /// server's ERROR is [`connection_lost`], which the pump raises where COPY would, after
+    /// the data before it. The message is left half read and cancel interrupts held, as the
+    /// server's `CopyGetData` raises its ERROR: nothing reads the connection again, and the
+    /// ERROR ends it (protocol synchronization was lost).
+    Eof,
     /// Nothing has arrived yet (only when asked not to block).
     None,
 }
@@ -215,7 +221,7 @@ impl ClientReader {
                 }
             };
             if !ok {
-                eof_error();
+                return Message::Eof;
             }
             // SAFETY: RESUME_CANCEL_INTERRUPTS, pairing the increment above.
             unsafe { pg_sys::QueryCancelHoldoffCount -= 1 };
@@ -349,12 +355,13 @@ pub fn copy_failed(text: &str) -> fastcopy_core::stream::ServerError {
     }
 }
 
-/// The server's error for a lost connection during COPY.
-fn eof_error() -> ! {
-    raise(
-        PgSqlErrorCode::ERRCODE_CONNECTION_FAILURE,
-        "unexpected EOF on client connection with an open transaction",
-    )
+/// The server's ERROR for a lost connection during COPY (08006), as the pump hands it to
+/// the reader.
+pub fn connection_lost() -> fastcopy_core::stream::ServerError {
+    fastcopy_core::stream::ServerError {
+        sqlstate: fastcopy_core::sqlstate::SqlState::CONNECTION_FAILURE,
+        message: "unexpected EOF on client connection with an open transaction".into(),
+    }
 }
 
 /// The server's ERROR for a message type COPY does not expect (08P01), as the pump hands

@@ -133,6 +133,7 @@ impl<'a> Pump<'a> {
                     Message::Data => {}
                     Message::Done => self.ended = true,
                     Message::Fail(text) => return self.client_ended(ClientEnd::Fail(text)),
+                    Message::Eof => return self.client_ended(ClientEnd::Eof),
                     Message::Unexpected(mtype) => {
                         super::client::leave_unread(mtype);
                         return self.client_ended(ClientEnd::Unexpected(mtype));
@@ -177,10 +178,10 @@ impl<'a> Pump<'a> {
     }
 
     /// The client failed the stream: COPY reaches the CopyFail (or the message it does not
-    /// expect) only after it has loaded every line before it, so the data gathered goes on
-    /// (converted as far as it converts: a partial character stays unread, as in COPY), then
-    /// the error, which the reader reports at the line it is reading (an earlier conversion
-    /// error first). Nothing more is read.
+    /// expect, or the connection's end) only after it has loaded every line before it, so
+    /// the data gathered goes on (converted as far as it converts: a partial character stays
+    /// unread, as in COPY), then the error, which the reader reports at the line it is
+    /// reading (an earlier conversion error first). Nothing more is read.
     fn client_ended(&mut self, end: ClientEnd) -> Step {
         let step = if self.gathered.is_empty() {
             Step::Moved
@@ -224,6 +225,7 @@ impl<'a> Pump<'a> {
         match self.client_end.take() {
             Some(ClientEnd::Fail(text)) => raise_server_error(super::client::copy_failed(&text)),
             Some(ClientEnd::Unexpected(mtype)) => super::client::raise_unexpected_message(mtype),
+            Some(ClientEnd::Eof) => raise_server_error(super::client::connection_lost()),
             None => {}
         }
         let Origin::Client(client) = &mut self.origin else {
@@ -234,6 +236,7 @@ impl<'a> Pump<'a> {
             match client.read_message(true, None) {
                 Message::Done => self.ended = true,
                 Message::Fail(text) => raise_server_error(super::client::copy_failed(&text)),
+                Message::Eof => raise_server_error(super::client::connection_lost()),
                 Message::Unexpected(_) => unreachable!("only a read that does not block peeks"),
                 Message::Data | Message::None => {}
             }
@@ -309,6 +312,8 @@ enum ClientEnd {
     Fail(String),
     /// A message type COPY does not expect, left unread.
     Unexpected(std::ffi::c_int),
+    /// The connection ended, in or before a message.
+    Eof,
 }
 
 impl ClientEnd {
@@ -316,6 +321,7 @@ impl ClientEnd {
         match self {
             ClientEnd::Fail(text) => super::client::copy_failed(text),
             ClientEnd::Unexpected(mtype) => super::client::unexpected(*mtype),
+            ClientEnd::Eof => super::client::connection_lost(),
         }
     }
 }

@@ -108,8 +108,7 @@ impl Batch {
             // a row without a NULL in its NOT NULL columns passes their constraints: nothing
             // to test when they are the only ones
             let constraints = buf.has_constraints
-                && (!buf.not_null_only
-                    || (!no_nulls && tuple::has_null_in(tuple, &buf.not_null)));
+                && (!buf.not_null_only || (!no_nulls && tuple::has_null_in(tuple, &buf.not_null)));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
                 // NULL in a NOT NULL column through a slot first, for the server's error)
