@@ -14,10 +14,12 @@
 //! the error in order.
 //!
 //! With a [`TuplePlan`] as well (a table whose every column is an integer field of the
-//! input), it also forms each row's tuple: the bytes the loader would form, from a template
-//! the extension made (the tuple's header and the memory in front of it, which this crate
-//! does not interpret) with the row's integers written at their offsets. A row it cannot form
-//! (a field that is NULL or did not convert, a wrong number of fields) is left to the loader,
+//! input, or a `char(n)` field), it also forms each row's tuple: the bytes the loader would
+//! form, from a template the extension made (the tuple's header and the memory in front of
+//! it, which this crate does not interpret) with the row's integers written at their offsets
+//! and its `char(n)` values over the template's spaces. A row it cannot form (a field that is
+//! NULL or did not convert, a `char(n)` value that is not plain ASCII of at most n bytes, a
+//! wrong number of fields) is left to the loader,
 //! which forms it, or raises its error, as for any row. Where the decoder offers it
 //! ([`Decoder::next_int_row`]), a line of plain integers is read, converted and formed in one
 //! pass, and the two later passes skip it; every other row takes all three.
@@ -26,7 +28,7 @@
 //! of a row whose tuple was formed, without touching the row the reader thread just wrote.
 
 use crate::decode::Decoder;
-use crate::input::{InputError, Row, prefetch_line};
+use crate::input::{Field, InputError, Row, prefetch_line};
 use crate::int::{self, Grammar};
 use crate::stream::Readiness;
 use std::sync::mpsc::{Receiver, SyncSender};
@@ -62,8 +64,12 @@ pub struct TuplePlan {
     /// A row must have exactly this many fields.
     pub(crate) nfields: usize,
     /// Per input field: the offset and width of the column it fills, if one does; `None`
-    /// (for every field) when some field fills two columns.
+    /// (for every field) when some field fills two columns, or the plan has `char(n)` columns.
     pub(crate) field_columns: Option<Vec<Option<(usize, usize)>>>,
+    /// Per `char(n)` column: (its input field, the offset of its n value bytes, n). The
+    /// template holds n spaces there (and the short varlena header before them, which a value
+    /// of n bytes after padding never changes).
+    padded: Vec<(usize, usize, usize)>,
 }
 
 impl TuplePlan {
@@ -90,7 +96,29 @@ impl TuplePlan {
             columns,
             nfields,
             field_columns: once.then_some(by_field),
+            padded: Vec::new(),
         })
+    }
+
+    /// The plan with `char(n)` columns as well: per column (its input field, the offset of its
+    /// n bytes in the template, n), where the template holds n spaces. A row's value there is
+    /// `bpchar_input`'s when it is plain ASCII (bytes 1 to 127, one character each in every
+    /// server encoding) of at most n bytes: the value, then the template's spaces. `None`
+    /// unless every such column lies inside the template, names a field below `nfields` and
+    /// holds at least one byte.
+    pub fn with_padded(mut self, padded: Vec<(usize, usize, usize)>) -> Option<TuplePlan> {
+        let fits = |&(f, at, n): &(usize, usize, usize)| {
+            f < self.nfields && n > 0 && at + n <= self.template.len()
+        };
+        if !padded.iter().all(fits) {
+            return None;
+        }
+        if !padded.is_empty() {
+            // (the one-pass decoder forms rows of integers only)
+            self.field_columns = None;
+        }
+        self.padded = padded;
+        Some(self)
     }
 
     /// Bytes per formed tuple (the template's).
@@ -103,12 +131,24 @@ impl TuplePlan {
         self.template.is_empty()
     }
 
-    /// Writes the tuple of `ints` (one per input field, converted) into `out` (`len()`
-    /// long); false, leaving `out` in an unspecified state, when a column's field did not
-    /// convert or does not fit its width.
+    /// Writes the tuple of `row` into `out` (`len()` long), with its integer fields
+    /// converted in `ints` (one per input field); false, leaving `out` in an unspecified
+    /// state, when a column's field did not convert or does not fit its width, or a `char(n)`
+    /// field is not a value of at most n ASCII bytes. `row` has `nfields` fields.
     #[inline]
-    pub(crate) fn form(&self, ints: &[Option<i64>], out: &mut [u8]) -> bool {
+    pub(crate) fn form(&self, ints: &[Option<i64>], row: &Row, out: &mut [u8]) -> bool {
         out.copy_from_slice(&self.template);
+        for &(f, at, n) in &self.padded {
+            let Field::Value(v) = row.field(f) else {
+                return false;
+            };
+            // (a NUL byte too goes to the server's function: it ends the C string there)
+            if v.len() > n || !v.iter().all(|&b| b != 0 && b.is_ascii()) {
+                return false;
+            }
+            // the template's spaces after it are the padding
+            out[at..at + v.len()].copy_from_slice(v);
+        }
         for &(f, at, w) in &self.columns {
             let Some(v) = ints[f] else { return false };
             let le = v.to_le_bytes();
@@ -361,7 +401,7 @@ impl RowBlock {
                 convert_ints(row, plan, out);
                 if let Some(tp) = &plan.tuple {
                     let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
-                    self.formed[r] = row.len() == tp.nfields && tp.form(out, tuple);
+                    self.formed[r] = row.len() == tp.nfields && tp.form(out, row, tuple);
                 }
             }
         }
@@ -593,6 +633,43 @@ mod tests {
         assert!(TuplePlan::new(vec![0; 8], vec![(1, 0, 4)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![(0, 0, 3)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![], 1).is_none());
+    }
+
+    /// A plan over (int4, char(5)): a value of at most 5 ASCII bytes is written over the
+    /// template's spaces; NULL, a longer value, a non-ASCII one or a wrong number of fields
+    /// leave the row to the loader. With a `char(n)` column the one-pass decoder is not used.
+    #[test]
+    fn tuple_plan_pads_char_values_with_the_templates_spaces() {
+        let data = "1\tab\n2\t\n3\tabcdef\n4\t\\N\n5\té\n6\tabcde\n7\ta\tb\n8\t\\x41 \n".as_bytes();
+        let mut plan = IntPlan::new(vec![Some(IntWidth::I32), None], Grammar::Pg16).unwrap();
+        let mut template = vec![0xEEu8; 24];
+        template[12..17].copy_from_slice(b"     ");
+        let tp = TuplePlan::new(template.clone(), vec![(0, 4, 4)], 2).unwrap();
+        plan.tuple = Some(tp.with_padded(vec![(1, 12, 5)]).unwrap());
+        let mut reader = RowReader::new(data, Options::text());
+        assert!(!reader.int_rows(&plan));
+        let mut block = RowBlock::new(16);
+        block.fill(&mut reader, 1 << 20, Some(&plan), None);
+        assert_eq!(block.rows().len(), 8);
+        let expect = |a: i32, c: &[u8; 5]| {
+            let mut t = template.clone();
+            t[4..8].copy_from_slice(&a.to_le_bytes());
+            t[12..17].copy_from_slice(c);
+            t
+        };
+        assert_eq!(block.tuple(0), Some(&expect(1, b"ab   ")[..]));
+        assert_eq!(block.tuple(1), Some(&expect(2, b"     ")[..]));
+        assert_eq!(block.tuple(5), Some(&expect(6, b"abcde")[..]));
+        assert_eq!(block.tuple(7), Some(&expect(8, b"A    ")[..]));
+        for r in [2, 3, 4, 6] {
+            assert_eq!(block.tuple(r), None, "row {r}");
+        }
+        // char(n) columns must lie inside the template, with a field and at least one byte
+        let tp = || TuplePlan::new(vec![0; 16], vec![(0, 0, 4)], 2).unwrap();
+        assert!(tp().with_padded(vec![(1, 12, 5)]).is_none());
+        assert!(tp().with_padded(vec![(2, 4, 4)]).is_none());
+        assert!(tp().with_padded(vec![(1, 4, 0)]).is_none());
+        assert!(tp().with_padded(vec![(1, 4, 12)]).is_some());
     }
 
     #[test]

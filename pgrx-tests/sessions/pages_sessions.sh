@@ -32,7 +32,7 @@ for _ in $(seq 600); do
   [ "$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'autovacuum worker'")" = 0 ] && break
   sleep 0.1
 done
-psql -v ON_ERROR_STOP=1 <<SQL
+psql -v ON_ERROR_STOP=1 <<SQL || { echo "FAIL pages: the setup failed"; exit 1; }
 SET client_min_messages = warning;
 DROP EXTENSION IF EXISTS fastcopy CASCADE;
 CREATE EXTENSION fastcopy;
@@ -51,6 +51,10 @@ COPY (SELECT g, CASE WHEN g % 3000 = 0
                      THEN (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_series(1, 100) i)
                      ELSE 'short ' || g END, g
       FROM generate_series(1, 20000) g) TO '$data-toast';
+COPY (SELECT g, CASE g % 9 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'abcdef' WHEN 3 THEN 'é'
+                          WHEN 4 THEN 'abcdef   ' WHEN 5 THEN 'a\tb' ELSE 'x' || g % 1000 END,
+             g::int8 * 1000003, chr(65 + g % 26), CASE WHEN g % 50 = 0 THEN 'filler' ELSE '' END
+      FROM generate_series(1, 100000) g) TO '$data-chars';
 DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_flushed(pg_lsn);
 -- The end of a side's WAL range: a transactional message of its own (so that the range is never
 -- empty: COPY into a TEMP table writes none), whose commit flushes it; then waited for until
@@ -195,6 +199,13 @@ scenario "pages with unused line pointers that are not all-visible (VACUUM, then
   "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
   "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')" reused
+scenario "int, char(n) of three lengths (a pgbench_accounts-like filler), bigint: tuples the reader forms" \
+  "CREATE TABLE %T (a int, c char(6), b bigint, d char, e char(84))" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-chars')"
+formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
+              -c "SELECT fastcopy.load('pg_on', '$data-chars')" 2>&1)
+check "char(n) columns: the reader formed the tuples (its DEBUG1 line)" \
+  'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
 scenario "a primary key and an index" \
   "CREATE TABLE %T (a int PRIMARY KEY, b text, c bigint, d bool); CREATE INDEX ON %T (c)" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')"

@@ -9,7 +9,7 @@
 
 use super::position::Position;
 use super::target::{Column, Target};
-use super::tuple::Arena;
+use super::tuple::{Arena, Source};
 use crate::compat;
 use crate::error::{raise, raise_detail};
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
@@ -161,26 +161,36 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
 }
 
 /// The plan, and the reader forms the tuples too when each of the table's columns is an int
-/// field of the plan and a row needs nothing else before its tuple is formed: the short path,
-/// no WHERE, no column filled by a default (then the tuple is all the loader would make of
-/// the row: [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
+/// field of the plan or a `char(n)` field (text or CSV, no FORCE_NULL / FORCE_NOT_NULL) and a
+/// row needs nothing else before its tuple is formed: the short path, no WHERE, no column
+/// filled by a default (then the tuple is all the loader would make of the row:
+/// [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
 fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
     if !target.fast || target.filter.is_some() || !target.fillers.is_empty() || target.single_rows {
         return plan;
     }
-    let mut fields = vec![None; target.natts];
-    for (f, (col, width)) in target.columns.iter().zip(&plan.fields).enumerate() {
-        let bytes = match width {
-            Some(IntWidth::I16) => 2,
-            Some(IntWidth::I32) => 4,
-            Some(IntWidth::I64) => 8,
-            None => return plan,
+    let mut sources = vec![None; target.natts];
+    for (field, (col, width)) in target.columns.iter().zip(&plan.fields).enumerate() {
+        let source = match (width, &col.conv) {
+            (Some(IntWidth::I16), _) => Source::Int { field, width: 2 },
+            (Some(IntWidth::I32), _) => Source::Int { field, width: 4 },
+            (Some(IntWidth::I64), _) => Source::Int { field, width: 8 },
+            (
+                None,
+                Converter::Input {
+                    chars: Some(Chars::Bpchar(n)),
+                    ..
+                },
+            ) if !target.binary && !col.force_null && !col.force_not_null => {
+                Source::Padded { field, n: *n }
+            }
+            _ => return plan,
         };
-        if let Some(slot) = fields.get_mut(col.index) {
-            *slot = Some((f, bytes));
+        if let Some(slot) = sources.get_mut(col.index) {
+            *slot = Some(source);
         }
     }
-    plan.tuple = target.former.tuple_plan(&fields, target.columns.len());
+    plan.tuple = target.former.tuple_plan(&sources, target.columns.len());
     plan
 }
 

@@ -207,6 +207,12 @@ where
     'a: 'scope,
 {
     let plan: Option<IntPlan> = convert::int_plan(target);
+    if plan.as_ref().is_some_and(|p| p.tuple.is_some()) {
+        pgrx::debug1!(
+            "fastcopy: the reader forms the tuples of \"{}\" (rows of integers and char(n) values)",
+            target.relname.to_string_lossy()
+        );
+    }
     match &spec.format {
         Format::Delimited(options) => {
             let mut options = options.clone();

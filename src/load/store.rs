@@ -11,7 +11,7 @@
 use super::batch::Batch;
 use super::convert::Values;
 use super::target::Target;
-use super::tuple;
+use super::tuple::{self, Former};
 use crate::compat;
 use fastcopy_core::input::Row;
 use fastcopy_core::pipeline::RowMark;
@@ -80,7 +80,7 @@ impl Batch {
             let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
             // (its length and that it has no NULL are the plan's: reading them back from the
             // copy just made stalled the loop on the copy's wide stores)
-            self.store_tuple(target, tuple, target.former.fixed_len(), true, row)
+            self.store_tuple(target, tuple, Former::formed_len(formed), true, row)
         }
     }
 

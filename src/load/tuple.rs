@@ -278,29 +278,45 @@ impl Arena {
     }
 }
 
+/// Where the reader takes a column of the tuples it forms from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    /// An integer input field of `width` bytes (the column's own width).
+    Int { field: usize, width: usize },
+    /// A `char(n)` input field (`Chars::Bpchar`): an ASCII value padded to n.
+    Padded { field: usize, n: usize },
+}
+
+/// `VARATT_SHORT_MAX`: the largest varlena, header included, a one-byte header can describe.
+const SHORT_VARLENA_MAX: usize = 0x7f;
+
 impl Former {
     /// What the reader thread needs to form this relation's tuples itself ([`TuplePlan`]):
-    /// the chunk `form_fixed` writes for all-zero values (its `t_data` pointer zero: set by
-    /// [`Former::copy_formed`]), and where each attribute's value goes. `fields[a]` is the
-    /// input field (and its integer width in bytes) that attribute `a` comes from; `None`
-    /// unless the table's columns are all fixed-width by-value, each fed by an integer field
-    /// of its own width.
-    pub fn tuple_plan(
-        &self,
-        fields: &[Option<(usize, usize)>],
-        nfields: usize,
-    ) -> Option<TuplePlan> {
+    /// the chunk the loader would form for all-zero values and `char(n)` values of n spaces
+    /// (its `t_data` pointer zero: set by [`Former::copy_formed`]), and where each
+    /// attribute's value goes. `sources[a]` is where attribute `a` comes from; `None` unless
+    /// every attribute has a source: fixed-width by-value columns each fed by an integer
+    /// field of its own width, and `char(n)` columns whose values are short varlenas.
+    pub fn tuple_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+        if sources
+            .iter()
+            .any(|s| matches!(s, Some(Source::Padded { .. })))
+        {
+            return self.padded_plan(sources, nfields);
+        }
         let layout = self.fixed.as_ref()?;
-        if fields.len() != layout.len() {
+        if sources.len() != layout.len() {
             return None;
         }
         let mut columns = Vec::with_capacity(layout.len());
-        for (&(off, len), field) in layout.iter().zip(fields) {
-            let (f, width) = (*field)?;
+        for (&(off, len), source) in layout.iter().zip(sources) {
+            let Some(Source::Int { field, width }) = *source else {
+                return None;
+            };
             if width != len {
                 return None;
             }
-            columns.push((f, HEAPTUPLESIZE + HOFF + off, len));
+            columns.push((field, HEAPTUPLESIZE + HOFF + off, len));
         }
         let mut words = vec![0u64; self.fixed_chunk / 8]; // (a multiple of MAXALIGN)
         let zeros = vec![pg_sys::Datum::from(0usize); layout.len()];
@@ -316,9 +332,139 @@ impl Former {
         TuplePlan::new(template, columns, nfields)
     }
 
-    /// The `t_len` of every tuple formed by the fixed path (and so by the reader's plan).
-    pub fn fixed_len(&self) -> usize {
-        self.fixed_len as usize
+    /// [`Former::tuple_plan`] for a table with `char(n)` columns. Every tuple has the same
+    /// layout (no NULLs, every `char(n)` value n bytes): integers at their aligned offsets,
+    /// each `char(n)` value as `heap_fill_tuple` stores a varlena it can pack, a one-byte
+    /// header and the n bytes, unaligned (the column must allow packing and n + 1 fit the
+    /// header). The template is the server's own tuple for zeros and spaces
+    /// (`heap_form_tuple`); a second tuple the server forms from other values must equal the
+    /// plan's, byte for byte, or there is no plan.
+    fn padded_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+        // SAFETY: the descriptor is valid for the Former's life (`new`).
+        let natts = unsafe { (*self.tupdesc).natts } as usize;
+        if sources.len() != natts {
+            return None;
+        }
+        let (mut ints, mut padded, mut off) = (Vec::new(), Vec::new(), 0usize);
+        for (i, source) in sources.iter().enumerate() {
+            // SAFETY: `i < natts`; the descriptor is valid (above).
+            let a = unsafe { crate::compat::tuple_desc_attr(self.tupdesc, i) };
+            if a.attisdropped {
+                return None;
+            }
+            match (*source)? {
+                Source::Int { field, width } => {
+                    if !a.attbyval || a.attlen as usize != width {
+                        return None;
+                    }
+                    let align = match a.attalign as u8 {
+                        b'c' => 1,
+                        b's' => 2,
+                        b'i' => 4,
+                        _ => 8,
+                    };
+                    off = (off + align - 1) & !(align - 1);
+                    ints.push((field, HEAPTUPLESIZE + HOFF + off, width));
+                    off += width;
+                }
+                Source::Padded { field, n } => {
+                    if a.attlen != -1
+                        || a.attstorage as u8 == pg_sys::TYPSTORAGE_PLAIN
+                        || n + 1 > SHORT_VARLENA_MAX
+                    {
+                        return None;
+                    }
+                    padded.push((field, HEAPTUPLESIZE + HOFF + off + 1, n));
+                    off += 1 + n;
+                }
+            }
+        }
+        let t_len = HOFF + off;
+        let chunk = maxalign(HEAPTUPLESIZE + t_len);
+        // the server's tuples: zeros and spaces (the template), then other values (the check)
+        let sample = |int: &dyn Fn(usize, usize) -> i64, text: &dyn Fn(usize) -> Vec<u8>| {
+            let values: Vec<pg_sys::Datum> = sources
+                .iter()
+                .enumerate()
+                .map(|(i, s)| match s {
+                    Some(Source::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
+                    Some(Source::Padded { n, .. }) => bpchar_datum(&text(i), *n),
+                    None => pg_sys::Datum::from(0usize),
+                })
+                .collect();
+            let nulls = vec![false; natts];
+            // SAFETY: one value per attribute, of its type (an integer Datum of the column's
+            // width, a bpchar varlena); heap_form_tuple only reads them, and returns one
+            // palloc chunk: the HeapTupleData, then the tuple at HEAPTUPLESIZE.
+            unsafe {
+                let t = pg_sys::heap_form_tuple(
+                    self.tupdesc,
+                    values.as_ptr() as *mut _,
+                    nulls.as_ptr() as *mut _,
+                );
+                let bytes = ((*t).t_len as usize == t_len).then(|| {
+                    let mut b = vec![0u8; chunk];
+                    std::ptr::copy_nonoverlapping(
+                        t as *const u8,
+                        b.as_mut_ptr(),
+                        HEAPTUPLESIZE + t_len,
+                    );
+                    b
+                });
+                pg_sys::heap_freetuple(t);
+                bytes
+            }
+        };
+        let mut template = sample(&|_, _| 0, &|_| Vec::new())?;
+        let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
+        template[t_data..t_data + size_of::<usize>()].fill(0);
+        // other values: distinct bytes in every integer, "ab" (or "a") before the spaces
+        let int = |i: usize, width: usize| -> i64 {
+            let v = 0x2122_2324_2526_2728_i64 + i as i64;
+            match width {
+                2 => v as i16 as i64,
+                4 => v as i32 as i64,
+                _ => v,
+            }
+        };
+        let text = |i: usize| -> Vec<u8> {
+            let n = match sources[i] {
+                Some(Source::Padded { n, .. }) => n,
+                _ => 0,
+            };
+            (0..n.min(2)).map(|j| b'a' + (j + i % 3) as u8).collect()
+        };
+        let server = sample(&int, &text)?;
+        let mut ours = template.clone();
+        let (mut ki, mut kp) = (0, 0);
+        for (i, source) in sources.iter().enumerate() {
+            match *source {
+                Some(Source::Int { width, .. }) => {
+                    let at = ints[ki].1;
+                    ours[at..at + width].copy_from_slice(&int(i, width).to_le_bytes()[..width]);
+                    ki += 1;
+                }
+                Some(Source::Padded { .. }) => {
+                    let at = padded[kp].1;
+                    let v = text(i);
+                    ours[at..at + v.len()].copy_from_slice(&v);
+                    kp += 1;
+                }
+                None => {}
+            }
+        }
+        if ours[HEAPTUPLESIZE..] != server[HEAPTUPLESIZE..] {
+            return None;
+        }
+        TuplePlan::new(template, ints, nfields)?.with_padded(padded)
+    }
+
+    /// The `t_len` of a tuple the reader formed (the template's: the same for every tuple of
+    /// a plan), read from the reader's bytes.
+    #[inline]
+    pub fn formed_len(formed: &[u8]) -> usize {
+        const _: () = assert!(offset_of!(pg_sys::HeapTupleData, t_len) == 0);
+        u32::from_ne_bytes([formed[0], formed[1], formed[2], formed[3]]) as usize
     }
 
     /// A tuple the reader formed by this relation's [`TuplePlan`], copied into the batch
@@ -326,7 +472,7 @@ impl Former {
     ///
     /// # Safety
     /// As `form`, except that `mem` is the batch memory (the current context may be any);
-    /// `formed` is a tuple of this former's plan (`fixed_chunk` bytes).
+    /// `formed` is a tuple of this former's plan (its template's length, a multiple of 8).
     #[inline]
     pub unsafe fn copy_formed(
         &self,
@@ -334,17 +480,17 @@ impl Former {
         mem: pg_sys::MemoryContext,
         formed: &[u8],
     ) -> pg_sys::HeapTuple {
-        debug_assert_eq!(formed.len(), self.fixed_chunk);
-        // SAFETY: `chunk` is `fixed_chunk` fresh MAXALIGNed bytes of the batch memory (as
-        // `form_fixed`; `fixed_chunk` is a multiple of 8, so the word copy stays inside it and
-        // inside `formed`), `formed` as many bytes (# Safety), which hold the `HeapTupleData` and
-        // the tuple; the header starts HEAPTUPLESIZE into the chunk, where `t_data` points.
+        debug_assert_eq!(formed.len() % MAXALIGN, 0);
+        // SAFETY: `chunk` is `formed.len()` fresh MAXALIGNed bytes of the batch memory (a
+        // multiple of 8, # Safety, so the word copy stays inside it and inside `formed`), which
+        // hold the `HeapTupleData` and the tuple; the header starts HEAPTUPLESIZE into the
+        // chunk, where `t_data` points.
         unsafe {
-            let chunk = arena.alloc_in(mem, self.fixed_chunk);
+            let chunk = arena.alloc_in(mem, formed.len());
             // word by word, inline (a call to memcpy costs more than these few words); the
             // chunk is MAXALIGNed, the formed bytes need not be
             let from = formed.as_ptr() as *const u64;
-            for i in 0..self.fixed_chunk / 8 {
+            for i in 0..formed.len() / 8 {
                 (chunk as *mut u64)
                     .add(i)
                     .write(from.add(i).read_unaligned());
@@ -353,6 +499,21 @@ impl Former {
             (*tuple).t_data = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
             tuple
         }
+    }
+}
+
+/// A `char(n)` Datum as `bpchar_input` returns it: `value` (at most n bytes, ASCII) and
+/// spaces to n, in a palloc chunk with a 4-byte header.
+fn bpchar_datum(value: &[u8], n: usize) -> pg_sys::Datum {
+    let size = pg_sys::VARHDRSZ + n;
+    // SAFETY: palloc (guarded: an ERROR rather than NULL) returns `size` writable bytes,
+    // aligned; SET_VARSIZE is the size shifted left by 2, little-endian; `value.len() <= n`.
+    unsafe {
+        let p = pg_sys::palloc(size) as *mut u8;
+        (p as *mut u32).write((size as u32) << 2);
+        std::ptr::copy_nonoverlapping(value.as_ptr(), p.add(pg_sys::VARHDRSZ), value.len());
+        std::ptr::write_bytes(p.add(pg_sys::VARHDRSZ + value.len()), b' ', n - value.len());
+        pg_sys::Datum::from(p)
     }
 }
 

@@ -794,6 +794,29 @@ bad("notnull_only_indexed_violation_late.txt", lines(*full_rows, b"2501\t\\N\t1"
     "a int UNIQUE, b text NOT NULL, c int8", sqlstate="23502",
     note="the same with an index (rows through slots)")
 
+# Rows of integers and char(n) values: the reader forms their tuples (the char(n) value padded
+# over the template's spaces, src/load/convert.rs with_tuples); a row it cannot form (NULL, a
+# longer value, non-ASCII) is formed by the loader, in order. Thousands of rows, so that the
+# late rows come after flushes of formed ones.
+ch_rows = [b"%d\t%s\t%d" % (i, [b"", b"ab", b"abcde", b"x%d" % (i % 100)][i % 4], -i)
+           for i in range(1, 3001)]
+CH = "a int, c char(5), b int8"
+case("chars_formed.txt",
+     lines(*ch_rows, b"1\tabcde   \t2", "2\t\u00f1\u00e9\t3".encode(), b"3\t\\N\t4", b"4\t \t5",
+           b"5\t\\x41\\tb\t6", b"6\tab\\\\\t7"),
+     CH, note="char(n) values next to ints: formed by the reader; spaces beyond n, NULL, "
+              "non-ASCII and escapes as COPY")
+case("chars_formed.csv",
+     lines(*[r.replace(b"\t", b",") for r in ch_rows], b'1,"a,b",2', b'2," ",3', b"3,,4",
+           b'4,"",5', b'5,"abcde  ",6'),
+     CH, CSV, note="CSV: an unquoted empty field is NULL, a quoted one an empty char(n)")
+bad("chars_formed_too_long_late.txt", lines(*ch_rows, b"9\tabcdef\t1"), CH, sqlstate="22001",
+    note="a value longer than n after 3000 formed rows: CONTEXT names its line and column")
+case("chars_formed_mixed_widths.txt",
+     lines(*[b"%d\t%s\t%d\t%s" % (i % 30000, b"yn"[i % 2:i % 2 + 1], i * 1000003,
+                                      b"f" * (i % 130)) for i in range(1, 2001)]),
+     "a int2, d char, b int8, e char(130)",
+     note="char(1) and char(130) (too long for a one-byte header: the loader forms those rows)")
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]
