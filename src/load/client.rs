@@ -166,65 +166,28 @@ impl ClientReader {
     /// begun to arrive, the rest of it is read blocking, as it is on its way.
     pub fn read_message(&mut self, block: bool, mut into: Option<&mut Vec<u8>>) -> Message {
         loop {
-            // SAFETY: backend thread. HOLD/RESUME_CANCEL_INTERRUPTS around one message as the
-            // server; nothing between pq_startmsgread and the end of pq_getmessage (or
-            // pq_endmsgread when nothing came) raises (a FATAL from the socket layer ends the
-            // connection, through pgrx's guard). pq_peekbyte waits only when nothing is
-            // buffered and the socket is not readable, which was checked just before.
-            let (mtype, ok) = unsafe {
-                pg_sys::QueryCancelHoldoffCount += 1;
-                pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
-                let mtype = if block {
-                    pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte())
-                } else {
-                    if !pq::buffered() && !socket_readable() {
-                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
-                        pg_sys::QueryCancelHoldoffCount -= 1;
-                        return Message::None;
-                    }
-                    let peeked = pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_peekbyte());
-                    if peeked != libc::EOF && !expected(peeked) {
-                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
-                        pg_sys::QueryCancelHoldoffCount -= 1;
-                        return Message::Unexpected(peeked);
-                    }
-                    if peeked == libc::EOF {
-                        peeked
-                    } else {
-                        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbyte())
-                    }
-                };
-                if mtype == libc::EOF {
-                    (mtype, false)
-                } else {
-                    let limit = match mtype as u8 {
-                        b'd' => LARGE_MESSAGE_LIMIT,
-                        b'c' | b'f' | b'H' | b'S' => SMALL_MESSAGE_LIMIT,
-                        _ => {
-                            // The server raises here, in the middle of the message: its
-                            // ERROR escalates to FATAL (protocol sync lost), as here.
-                            pg_sys::QueryCancelHoldoffCount -= 1;
-                            unexpected_message(mtype);
-                        }
-                    };
-                    let ok = match into.as_deref_mut() {
-                        Some(buf) if mtype as u8 == b'd' => read_body(buf, limit),
-                        _ => {
-                            let msg = self.msg;
-                            let r = pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                                pq::pq_getmessage(msg, limit)
-                            });
-                            r != libc::EOF
-                        }
-                    };
-                    (mtype, ok)
-                }
+            let msg = self.msg;
+            let buf = into.as_deref_mut().map(std::ptr::from_mut);
+            // SAFETY: backend thread, with a remote client (the hook takes STDIN only then).
+            // One guard around the whole message (a client that sends a row per message makes
+            // this call once per row): the closure holds nothing that needs dropping, so a
+            // jump out of the server's code leaks nothing; `buf` is `into`'s vector, alive
+            // and not otherwise borrowed during the call.
+            let raw = unsafe {
+                pg_sys::ffi::pg_guard_ffi_boundary(|| read_one(msg, block, buf.map(|b| &mut *b)))
             };
-            if !ok {
-                return Message::Eof;
-            }
-            // SAFETY: RESUME_CANCEL_INTERRUPTS, pairing the increment above.
-            unsafe { pg_sys::QueryCancelHoldoffCount -= 1 };
+            let mtype = match raw {
+                Raw::Nothing => return Message::None,
+                Raw::Peeked(mtype) => return Message::Unexpected(mtype),
+                Raw::Refused(mtype) => unexpected_message(mtype),
+                Raw::Eof(log) => {
+                    if let Some(line) = log {
+                        log_protocol_violation(line);
+                    }
+                    return Message::Eof;
+                }
+                Raw::Read(mtype) => mtype,
+            };
             match mtype as u8 {
                 b'd' => return Message::Data,
                 b'c' => return Message::Done,
@@ -244,30 +207,105 @@ impl ClientReader {
     }
 }
 
-/// `pq_getmessage` for a CopyData message, its body appended to `buf` instead of copied
-/// into a StringInfo first (the pump hands `buf` to the reader: one copy of each byte fewer).
-/// The same checks and the same server-log lines as `pq_getmessage`; false when the
-/// connection ended (the caller raises the server's ERROR). Called between
-/// `pq_startmsgread` and the end of the message, with its type byte read.
+/// What [`read_one`] did: plain values only (it runs inside one FFI guard).
+#[derive(Clone, Copy)]
+enum Raw {
+    /// Without blocking: nothing has arrived.
+    Nothing,
+    /// Without blocking: a type COPY does not expect, peeked and left unread.
+    Peeked(c_int),
+    /// A type COPY does not expect, read: the server raises here, in the middle of the
+    /// message (its ERROR escalates to FATAL: protocol sync is lost).
+    Refused(c_int),
+    /// A message of this type was read completely.
+    Read(c_int),
+    /// The connection ended (or sent a length the protocol does not allow), with the line
+    /// for the server log `pq_getmessage` would write, if any; cancel interrupts still held
+    /// and the message half read, as the server raises its ERROR.
+    Eof(Option<&'static str>),
+}
+
+/// One message of `CopyGetData`: cancel interrupts held while it is read (an ERROR while a
+/// message is half read would lose protocol sync, so nothing here raises one), its type,
+/// then the message with the type's length limit: a CopyData body appended to `into` (read
+/// there straight from the receive buffer), any other message into `msg`. Without `block`,
+/// nothing is read unless something has arrived (then the rest is read blocking, as it is on
+/// its way), and a type COPY does not expect is only peeked.
 ///
 /// # Safety
-/// Backend thread, reading a message of a remote client's.
-unsafe fn read_body(buf: &mut Vec<u8>, limit: c_int) -> bool {
+/// Backend thread, with a remote client; inside an FFI guard (the server's calls may jump
+/// out on a FATAL); `msg` is the reader's StringInfo.
+unsafe fn read_one(msg: pg_sys::StringInfo, block: bool, into: Option<&mut Vec<u8>>) -> Raw {
+    // SAFETY: as the function's contract; HOLD_CANCEL_INTERRUPTS, released (RESUME) on every
+    // way out but an error, as the server; pq_peekbyte waits only when nothing is buffered and
+    // the socket is not readable, which is checked just before.
+    unsafe {
+        pg_sys::QueryCancelHoldoffCount += 1;
+        pq::pq_startmsgread();
+        let mtype = if block {
+            pq::pq_getbyte()
+        } else {
+            if !pq::buffered() && !socket_readable() {
+                pq::pq_endmsgread();
+                pg_sys::QueryCancelHoldoffCount -= 1;
+                return Raw::Nothing;
+            }
+            let peeked = pq::pq_peekbyte();
+            if peeked != libc::EOF && !expected(peeked) {
+                pq::pq_endmsgread();
+                pg_sys::QueryCancelHoldoffCount -= 1;
+                return Raw::Peeked(peeked);
+            }
+            if peeked == libc::EOF {
+                peeked
+            } else {
+                pq::pq_getbyte()
+            }
+        };
+        if mtype == libc::EOF {
+            return Raw::Eof(None);
+        }
+        let limit = match mtype as u8 {
+            b'd' => LARGE_MESSAGE_LIMIT,
+            b'c' | b'f' | b'H' | b'S' => SMALL_MESSAGE_LIMIT,
+            _ => {
+                pg_sys::QueryCancelHoldoffCount -= 1;
+                return Raw::Refused(mtype);
+            }
+        };
+        match into {
+            Some(buf) if mtype as u8 == b'd' => {
+                if let Err(line) = read_body(buf, limit) {
+                    return Raw::Eof(Some(line));
+                }
+            }
+            _ => {
+                if pq::pq_getmessage(msg, limit) == libc::EOF {
+                    return Raw::Eof(None);
+                }
+            }
+        }
+        pg_sys::QueryCancelHoldoffCount -= 1;
+        Raw::Read(mtype)
+    }
+}
+
+/// `pq_getmessage` for a CopyData message, its body appended to `buf` instead of copied
+/// into a StringInfo first (the pump hands `buf` to the reader: one copy of each byte fewer).
+/// The same checks as `pq_getmessage`; `Err` with the line it writes to the server log when
+/// the connection ended (the caller raises the server's ERROR). Called after the type byte.
+///
+/// # Safety
+/// As [`read_one`], which calls it.
+unsafe fn read_body(buf: &mut Vec<u8>, limit: c_int) -> Result<(), &'static str> {
     let mut word = [0u8; 4];
-    // SAFETY: pq_getbytes fills the 4 bytes of `word`; a dead socket is a FATAL, through
-    // pgrx's guard.
-    let r = unsafe {
-        let p = word.as_mut_ptr();
-        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbytes(p, 4))
-    };
-    if r == libc::EOF {
-        log_protocol_violation("unexpected EOF within message length word");
-        return false;
+    // SAFETY: pq_getbytes fills the 4 bytes of `word`.
+    if unsafe { pq::pq_getbytes(word.as_mut_ptr(), 4) } == libc::EOF {
+        return Err("unexpected EOF within message length word");
     }
     let len = i32::from_be_bytes(word);
     if len < 4 || len > limit {
-        log_protocol_violation("invalid message length");
-        return false;
+        return Err("invalid message length");
     }
     let body = (len - 4) as usize;
     // Reserving cannot fail short of aborting the process (as the server's palloc of the
@@ -277,16 +315,14 @@ unsafe fn read_body(buf: &mut Vec<u8>, limit: c_int) -> bool {
     // SAFETY: `reserve` made room for `body` bytes after `at`; pq_getbytes writes exactly
     // `body` bytes there or returns EOF (then the length is left as it was).
     unsafe {
-        let p = buf.as_mut_ptr().add(at);
-        if pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_getbytes(p, body)) == libc::EOF {
-            log_protocol_violation("incomplete message from client");
-            return false;
+        if pq::pq_getbytes(buf.as_mut_ptr().add(at), body) == libc::EOF {
+            return Err("incomplete message from client");
         }
         buf.set_len(at + body);
         // the message is read: what pq_getmessage does last
-        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_endmsgread());
+        pq::pq_endmsgread();
     }
-    true
+    Ok(())
 }
 
 /// `ereport(COMMERROR, …)`: a protocol violation written to the server log only.
