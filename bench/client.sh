@@ -22,6 +22,8 @@ out=${OUT:-bench/results/client.md}
 mkdir -p bench/results
 tmp=$(mktemp)
 on_opts="-c fastcopy.copy_from=on"
+# two X: a ratio with two decimals (a dash stays one)
+two() { if [ "$1" = "–" ]; then echo "–"; else printf '%.2f' "$1"; fi; }
 # ms COMMAND...: wall time of a command, in ms
 ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null 2>&1; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
 for m in "${majors[@]}"; do
@@ -97,9 +99,9 @@ SQL
   psql -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
   version=$(psql -c "SHOW server_version")
   printf '| %s | %s | %s | **%s×** | %s | %s | **%s×** | %s | %s | **%s×** |\n' "$version" \
-    "$(median "${copy_off[@]}")" "$(median "${copy_on[@]}")" "$(median "${copy_ratios[@]}")" \
-    "$(median "${pgb_off[@]}")" "$(median "${pgb_on[@]}")" "$(median "${pgb_ratios[@]}")" \
-    "$(median "${rs_off[@]}")" "$(median "${rs_on[@]}")" "$(median "${rs_ratios[@]}")" >> "$tmp"
+    "$(median "${copy_off[@]}")" "$(median "${copy_on[@]}")" "$(two "$(median "${copy_ratios[@]}")")" \
+    "$(median "${pgb_off[@]}")" "$(median "${pgb_on[@]}")" "$(two "$(median "${pgb_ratios[@]}")")" \
+    "$(median "${rs_off[@]}")" "$(median "${rs_on[@]}")" "$(two "$(median "${rs_ratios[@]}")")" >> "$tmp"
   echo "pg$m: $(tail -1 "$tmp")"
   echo "$version $(median "${copy_ratios[@]}") $(median "${pgb_ratios[@]}") $(median "${rs_ratios[@]}")" >> "$tmp.svgdata"
 done
@@ -109,8 +111,12 @@ done
   echo "Wall time around the client, ms; off and on alternate in random order, $rounds rounds (after one warm-up for"
   echo "\\copy and pgbench); speed-up = median of per-round off/on ratios. psql \\copy: lotsaints (2,000,000 rows of"
   echo "three ints, UNLOGGED). pgbench -i -s $scale: its \"generate\" time (COPY pgbench_accounts FROM STDIN WITH (FREEZE ON)"
-  echo "of $((scale * 100000)) rows). pg_restore: a custom-format dump of three tables ($dump_rows rows, about ${dump_mb} MB"
-  echo "as a database; primary keys, a foreign key and an index created after the data), into a fresh database."
+  if [ "${RESTORE:-1}" = 1 ]; then
+    echo "of $((scale * 100000)) rows). pg_restore: a custom-format dump of three tables ($dump_rows rows, about ${dump_mb} MB"
+    echo "as a database; primary keys, a foreign key and an index created after the data), into a fresh database."
+  else
+    echo "of $((scale * 100000)) rows). pg_restore: not run (RESTORE=0)."
+  fi
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
   echo "Run: \`make bench-client\` ($(date -u +%Y-%m-%d))."
   echo
