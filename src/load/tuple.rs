@@ -51,13 +51,7 @@ impl Former {
                 layout.clear();
                 break;
             }
-            let align = match a.attalign as u8 {
-                b'c' => 1,
-                b's' => 2,
-                b'i' => 4,
-                _ => 8,
-            };
-            off = (off + align - 1) & !(align - 1);
+            off = att_align(off, a);
             layout.push((off, len as usize));
             off += len as usize;
         }
@@ -357,13 +351,7 @@ impl Former {
                     if !a.attbyval || a.attlen as usize != width {
                         return None;
                     }
-                    let align = match a.attalign as u8 {
-                        b'c' => 1,
-                        b's' => 2,
-                        b'i' => 4,
-                        _ => 8,
-                    };
-                    off = (off + align - 1) & !(align - 1);
+                    off = att_align(off, a);
                     ints.push((field, HEAPTUPLESIZE + HOFF + off, width));
                     off += width;
                 }
@@ -500,6 +488,17 @@ impl Former {
             tuple
         }
     }
+}
+
+/// `att_align_nominal`: `off` rounded up to the attribute's alignment.
+fn att_align(off: usize, a: &pg_sys::FormData_pg_attribute) -> usize {
+    let align = match a.attalign as u8 {
+        b'c' => 1,
+        b's' => 2,
+        b'i' => 4,
+        _ => 8,
+    };
+    (off + align - 1) & !(align - 1)
 }
 
 /// A `char(n)` Datum as `bpchar_input` returns it: `value` (at most n bytes, ASCII) and
