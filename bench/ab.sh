@@ -8,7 +8,8 @@
 #   bench/ab.sh COMMIT_A COMMIT_B [major]       e.g. bench/ab.sh 78f5f41 HEAD 17
 #   ROUNDS=15 WORKLOADS="lotsaints ints10m" (also ints10m_unlogged: the same rows, no WAL;
 #   lotsaints_logged: lotsaints into a logged table; lotsaints_client: lotsaints from psql
-#   \copy through the COPY hook, wall time around psql)
+#   \copy through the COPY hook, wall time around psql; events: 3,000,000 rows of
+#   (bigint, int, 32-byte text), UNLOGGED; events_client: the same from psql \copy)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -44,6 +45,9 @@ psql -c "$BENCH_MS_SQL" -c "DROP TABLE IF EXISTS ab_t" >/dev/null
 lots=$(lotsaints_data)
 ints="$FASTCOPY_RUN/ints10m.copy"
 [ -f "$ints" ] || psql -c "COPY (SELECT g FROM generate_series(1, 10000000) g) TO '$ints'"
+events="$FASTCOPY_RUN/events3m.copy"
+[ -f "$events" ] ||
+  psql -c "COPY (SELECT g, g % 17, md5(g::text) FROM generate_series(1, 3000000) g) TO '$events'"
 # ms COMMAND...: wall time of a command, in ms
 ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
 for w in $workloads; do
@@ -54,6 +58,9 @@ for w in $workloads; do
     lotsaints_logged) def="CREATE TABLE ab_t (a int, b int, c int)"; data=$lots ;;
     ints10m) def="CREATE TABLE ab_t (a int)"; data=$ints ;;
     ints10m_unlogged) def="CREATE UNLOGGED TABLE ab_t (a int)"; data=$ints ;;
+    events) def="CREATE UNLOGGED TABLE ab_t (id bigint, kind int, payload text)"; data=$events ;;
+    events_client) def="CREATE UNLOGGED TABLE ab_t (id bigint, kind int, payload text)"
+                   data=$events; client=1 ;;
     *) echo "ab.sh: unknown workload $w"; exit 2 ;;
   esac
   psql -c "DROP TABLE IF EXISTS ab_t" -c "$def" >/dev/null

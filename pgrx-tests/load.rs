@@ -421,7 +421,7 @@ fn load_error_context_names_line_and_column() {
 #[pg_test]
 fn load_flushes_follow_buffer_settings() {
     Spi::run("CREATE TABLE fc_buf (a int)").unwrap();
-    // 10,000 rows of 9 bytes ("1000000N\n")
+    // 10,000 lines of 8 bytes ("1000000N", then a line ending)
     let data: String = (0..10_000)
         .map(|i| format!("{}\n", 10_000_000 + i))
         .collect();
@@ -446,10 +446,11 @@ fn load_flushes_follow_buffer_settings() {
     );
     assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 100"), 100);
     assert_eq!(flushes("SET fastcopy.max_buffered_tuples = 3000"), 4);
-    // bytes: a flush once 1024 bytes are buffered = every 114 rows of 9 bytes
+    // bytes: a flush once the lines hold 1023 bytes (1 kB less one, as COPY's 65535 is 64 kB
+    // less one; the line endings not counted, as COPY counts) = every 128 rows of 8 bytes
     assert_eq!(
         flushes("SET fastcopy.max_buffered_tuples = 1000000; SET fastcopy.max_buffered_bytes = 1"),
-        10_000_usize.div_ceil(114) as i64
+        10_000_usize.div_ceil(128) as i64
     );
 }
 

@@ -76,8 +76,11 @@ pub fn max_buffered_tuples() -> usize {
 }
 
 /// Input bytes buffered before a flush (COPY's fixed MAX_BUFFERED_BYTES).
+/// The batch's limit in input bytes: a batch is full once its lines hold this many or more.
+/// One byte under the setting, so that the default 64 kB is COPY's `MAX_BUFFERED_BYTES`
+/// (65535), and batches end where COPY's end (the same WAL records).
 pub fn max_buffered_bytes() -> usize {
-    MAX_BUFFERED_BYTES_KB.get() as usize * 1024
+    MAX_BUFFERED_BYTES_KB.get() as usize * 1024 - 1
 }
 
 pub fn init() {
@@ -102,7 +105,7 @@ pub fn init() {
     GucRegistry::define_int_guc(
         c"fastcopy.max_buffered_bytes",
         c"Input bytes fastcopy buffers before it inserts them in one batch.",
-        c"COPY FROM uses a fixed 64kB.",
+        c"COPY FROM uses a fixed 64kB (65535 bytes of lines, their line endings not counted), as the default does.",
         &MAX_BUFFERED_BYTES_KB,
         1,
         1_048_576,

@@ -7,19 +7,25 @@
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
 //! - [`decode`]: the [`decode::Decoder`] trait every data format implements.
 //! - [`binary`]: the COPY binary format's decoder.
+//! - [`datetime`]: `date`, `timestamp` and `timestamptz` in the ISO spelling pg_dump writes.
 //! - [`chunks`]: the chunked, verified input buffer every format reads from.
 //! - [`input`]: the COPY text-format and CSV row splitters.
 //! - [`mb`]: the checks of the multibyte server encodings other than UTF-8 (EUC_*, MULE).
+//! - [`numeric`]: `numeric` values written as plain decimal numbers, as numeric_in stores them.
 //! - [`pipeline`]: blocks of rows, and the loop of a reader thread that fills them.
 //! - [`stream`]: a bounded byte stream from the backend thread to the reader thread.
+//! - [`varying`]: tuples of integers and text values, whose layout varies from row to row.
 //! - [`sqlstate`]: the SQLSTATEs of the errors computed here, as a typed value.
 
 pub mod binary;
 pub mod chunks;
+pub mod datetime;
 pub mod decode;
 pub mod input;
 pub mod int;
 pub mod mb;
+pub mod numeric;
 pub mod pipeline;
 pub mod sqlstate;
 pub mod stream;
+pub mod varying;

@@ -24,6 +24,10 @@
 //! ([`Decoder::next_int_row`]), a line of plain integers is read, converted and formed in one
 //! pass, and the two later passes skip it; every other row takes all three.
 //!
+//! A table with text, `date`, `timestamp(tz)` or `numeric` columns has a varying plan
+//! ([`TuplePlan::varying`], [`crate::varying`]): each formed tuple is written at the end of the
+//! block's tuple bytes, at its own length, and the loader finds it by the row's span.
+//!
 //! Beside the rows, each row's line number and length ([`RowBlock::mark`]): all the loader reads
 //! of a row whose tuple was formed, without touching the row the reader thread just wrote.
 
@@ -31,6 +35,7 @@ use crate::decode::Decoder;
 use crate::input::{Field, InputError, Row, prefetch_line};
 use crate::int::{self, Grammar};
 use crate::stream::Readiness;
+use crate::varying::VaryingPlan;
 use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Integer width of an input field the block converts.
@@ -70,6 +75,9 @@ pub struct TuplePlan {
     /// template holds n spaces there (and the short varlena header before them, which a value
     /// of n bytes after padding never changes).
     padded: Vec<(usize, usize, usize)>,
+    /// Tuples of a layout that varies from row to row (text values): then there is no
+    /// template, and the block keeps each row's tuple at its own place and length.
+    varying: Option<VaryingPlan>,
 }
 
 impl TuplePlan {
@@ -97,7 +105,36 @@ impl TuplePlan {
             nfields,
             field_columns: once.then_some(by_field),
             padded: Vec::new(),
+            varying: None,
         })
+    }
+
+    /// A plan of tuples whose layout varies from row to row ([`VaryingPlan`]).
+    pub fn varying(plan: VaryingPlan) -> TuplePlan {
+        TuplePlan {
+            template: Vec::new(),
+            columns: Vec::new(),
+            nfields: plan.nfields,
+            field_columns: None,
+            padded: Vec::new(),
+            varying: Some(plan),
+        }
+    }
+
+    /// The varying plan's tuple of `row` (its integer fields converted in `ints`) appended
+    /// to `out`; its length, or `None` (and `out` as it was) when the loader must form it.
+    #[inline]
+    fn form_varying(
+        &self,
+        v: &VaryingPlan,
+        ints: &[Option<i64>],
+        row: &Row,
+        out: &mut Vec<u8>,
+    ) -> Option<usize> {
+        if row.len() != self.nfields {
+            return None;
+        }
+        v.form(ints, |f| row.field(f), out)
     }
 
     /// The plan with `char(n)` columns as well: per column (its input field, the offset of its
@@ -121,12 +158,12 @@ impl TuplePlan {
         Some(self)
     }
 
-    /// Bytes per formed tuple (the template's).
+    /// Bytes per formed tuple (the template's); 0 for a varying plan.
     pub fn len(&self) -> usize {
         self.template.len()
     }
 
-    /// Never true: a plan has a template.
+    /// Whether this is a varying plan (there is no template).
     pub fn is_empty(&self) -> bool {
         self.template.is_empty()
     }
@@ -183,11 +220,12 @@ impl IntPlan {
     }
 }
 
-/// A row's line number ([`Row::line_no`]) and input bytes ([`Row::raw_len`]).
+/// A row's line number ([`Row::line_no`]) and the length of its line as COPY counts it
+/// ([`Row::line_len`]: what its batches of rows are measured in).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RowMark {
     pub line_no: u64,
-    pub raw_len: usize,
+    pub line_len: usize,
 }
 
 /// Rows in a row that [`Decoder::next_int_row`] declines before a block stops trying it.
@@ -199,9 +237,13 @@ pub struct RowBlock {
     /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted.
     ints: Vec<Option<i64>>,
     width: usize,
-    /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`.
+    /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`;
+    /// with a varying plan, `tuples[spans[r].0..]`, `spans[r].1` bytes long.
     tuples: Vec<u8>,
     tuple_len: usize,
+    /// The block's tuples are of a varying plan.
+    varying: bool,
+    spans: Vec<(u32, u32)>,
     /// The template every tuple slot holds outside its columns' bytes (see `fill`).
     template: Vec<u8>,
     /// Row r's tuple is formed (set as the row is read when the decoder formed it in one pass,
@@ -228,6 +270,8 @@ impl RowBlock {
             width: 0,
             tuples: Vec::new(),
             tuple_len: 0,
+            varying: false,
+            spans: Vec::new(),
             template: Vec::new(),
             formed: Vec::new(),
             marks: Vec::new(),
@@ -246,6 +290,8 @@ impl RowBlock {
             width: 0,
             tuples: Vec::new(),
             tuple_len: 0,
+            varying: false,
+            spans: Vec::new(),
             template: Vec::new(),
             formed: Vec::new(),
             marks: Vec::new(),
@@ -286,7 +332,7 @@ impl RowBlock {
     #[inline(always)]
     pub fn prefetch(&self, r: usize, ahead: usize) {
         let rows = &self.rows[..self.len];
-        let formed = |i: usize| self.tuple_len > 0 && self.formed[i];
+        let formed = |i: usize| (self.tuple_len > 0 || self.varying) && self.formed[i];
         if let Some(row) = rows.get(r + ahead)
             && !formed(r + ahead)
         {
@@ -304,7 +350,13 @@ impl RowBlock {
     #[inline]
     pub fn tuple(&self, r: usize) -> Option<&[u8]> {
         let n = self.tuple_len;
-        (n > 0 && self.formed[r]).then(|| &self.tuples[r * n..(r + 1) * n])
+        if n > 0 {
+            return self.formed[r].then(|| &self.tuples[r * n..(r + 1) * n]);
+        }
+        (self.varying && self.formed[r]).then(|| {
+            let (at, len) = self.spans[r];
+            &self.tuples[at as usize..(at + len) as usize]
+        })
     }
 
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
@@ -326,10 +378,19 @@ impl RowBlock {
         self.tuple_len = plan
             .and_then(|p| p.tuple.as_ref())
             .map_or(0, TuplePlan::len);
-        self.tuples.resize(self.rows.len() * self.tuple_len, 0);
+        self.varying = plan
+            .and_then(|p| p.tuple.as_ref())
+            .is_some_and(|tp| tp.varying.is_some());
+        if self.varying {
+            self.tuples.clear();
+            self.spans.resize(self.rows.len(), (0, 0));
+        } else {
+            self.tuples.resize(self.rows.len() * self.tuple_len, 0);
+        }
         // Every slot holds the template: the fused path writes only the columns' bytes (forming
         // writes the whole template, which leaves the other bytes as they are).
         if let Some(tp) = plan.and_then(|p| p.tuple.as_ref())
+            && !self.varying
             && self.template != tp.template
         {
             for slot in self.tuples.chunks_exact_mut(tp.len()) {
@@ -399,7 +460,14 @@ impl RowBlock {
                     continue; // read in one pass
                 }
                 convert_ints(row, plan, out);
-                if let Some(tp) = &plan.tuple {
+                if let Some(tp) = &plan.tuple
+                    && let Some(v) = &tp.varying
+                {
+                    let at = self.tuples.len();
+                    let formed = tp.form_varying(v, out, row, &mut self.tuples);
+                    self.formed[r] = formed.is_some();
+                    self.spans[r] = (at as u32, formed.unwrap_or(0) as u32);
+                } else if let Some(tp) = &plan.tuple {
                     let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
                     self.formed[r] = row.len() == tp.nfields && tp.form(out, row, tuple);
                 }
@@ -670,6 +738,56 @@ mod tests {
         assert!(tp().with_padded(vec![(2, 4, 4)]).is_none());
         assert!(tp().with_padded(vec![(1, 4, 0)]).is_none());
         assert!(tp().with_padded(vec![(1, 4, 12)]).is_some());
+    }
+
+    /// A varying plan over (int4, text): each formed row's tuple at its own place and length
+    /// in the block (what `VaryingPlan::form` makes of it); NULL, a wrong number of fields or
+    /// an int that does not convert leave the row to the loader.
+    #[test]
+    fn varying_tuples_have_their_own_lengths() {
+        use crate::varying::{Limit, Piece, VaryingPlan};
+        let data =
+            "1\tab\n2\t\\N\n3\t\\x41\n4\n5\tlong value of many bytes\nx\ty\n6\t\n".as_bytes();
+        let pieces = vec![
+            Piece::Int {
+                field: 0,
+                width: 4,
+                align: 4,
+            },
+            Piece::Text {
+                field: 1,
+                limit: Limit::Any,
+                align: 4,
+            },
+        ];
+        let vp = VaryingPlan::new(vec![0; 16], 8, vec![(0, 0)], pieces, 2032, 2).unwrap();
+        let mut plan = IntPlan::new(vec![Some(IntWidth::I32), None], Grammar::Pg16).unwrap();
+        plan.tuple = Some(TuplePlan::varying(vp.clone()));
+        let mut reader = RowReader::new(data, Options::text());
+        assert!(!reader.int_rows(&plan));
+        let mut block = RowBlock::new(16);
+        block.fill(&mut reader, 1 << 20, Some(&plan), None);
+        assert_eq!(block.rows().len(), 7);
+        let expect = |a: i64, t: &[u8]| {
+            let mut out = Vec::new();
+            vp.form(&[Some(a), None], |_| Field::Value(t), &mut out)
+                .unwrap();
+            out
+        };
+        assert_eq!(block.tuple(0), Some(&expect(1, b"ab")[..]));
+        assert_eq!(block.tuple(2), Some(&expect(3, b"A")[..]));
+        assert_eq!(
+            block.tuple(4),
+            Some(&expect(5, b"long value of many bytes")[..])
+        );
+        assert_eq!(block.tuple(6), Some(&expect(6, b"")[..]));
+        for r in [1, 3, 5] {
+            assert_eq!(block.tuple(r), None, "row {r}");
+        }
+        // the block is reused: a second fill starts its tuples afresh
+        let mut reader = RowReader::new(&b"7\tq\n"[..], Options::text());
+        block.fill(&mut reader, 1 << 20, Some(&plan), None);
+        assert_eq!(block.tuple(0), Some(&expect(7, b"q")[..]));
     }
 
     #[test]

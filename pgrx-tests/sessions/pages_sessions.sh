@@ -55,6 +55,10 @@ COPY (SELECT g, CASE g % 9 WHEN 0 THEN NULL WHEN 1 THEN '' WHEN 2 THEN 'abcdef' 
                           WHEN 4 THEN 'abcdef   ' WHEN 5 THEN 'a\tb' ELSE 'x' || g % 1000 END,
              g::int8 * 1000003, chr(65 + g % 26), CASE WHEN g % 50 = 0 THEN 'filler' ELSE '' END
       FROM generate_series(1, 100000) g) TO '$data-chars';
+COPY (SELECT g, CASE WHEN g % 11 = 0 THEN NULL ELSE repeat(chr(97 + g % 26), g % 140) END,
+             g::int8 * -1000003, CASE WHEN g % 5 = 0 THEN 'véééé' || g ELSE left(md5(g::text), g % 13) END,
+             repeat('x', g % 131)
+      FROM generate_series(1, 100000) g) TO '$data-texts';
 DROP FUNCTION IF EXISTS pages_of(regclass), headers_of(regclass), wal_flushed(pg_lsn);
 -- The end of a side's WAL range: a transactional message of its own (so that the range is never
 -- empty: COPY into a TEMP table writes none), whose commit flushes it; then waited for until
@@ -205,6 +209,13 @@ scenario "int, char(n) of three lengths (a pgbench_accounts-like filler), bigint
 formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
               -c "SELECT fastcopy.load('pg_on', '$data-chars')" 2>&1)
 check "char(n) columns: the reader formed the tuples (its DEBUG1 line)" \
+  'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
+scenario "int, text of 0 to 139 bytes, bigint, varchar(12) (over 12 bytes: the input function's), char(130): tuples of their own layout the reader forms" \
+  "CREATE TABLE %T (a int, t text, b bigint, v varchar(12), c char(130))" "SELECT 1" \
+  "SELECT fastcopy.load('%T', '$data-texts')"
+formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
+              -c "SELECT fastcopy.load('pg_on', '$data-texts')" 2>&1)
+check "text columns: the reader formed the tuples (its DEBUG1 line)" \
   'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
 scenario "a primary key and an index" \
   "CREATE TABLE %T (a int PRIMARY KEY, b text, c bigint, d bool); CREATE INDEX ON %T (c)" "SELECT 1" \

@@ -496,10 +496,11 @@ impl Batch {
         i
     }
 
-    /// Records the row just stored in buffer `b`'s `next_slot`; true when the batch must be
-    /// flushed (full, or `b` takes rows one at a time).
+    /// Records the row just stored in buffer `b`'s `next_slot`, of a line of `line_len`
+    /// bytes (COPY's `line_buf.len`: the line ending not counted, as `CopyFrom` counts it);
+    /// true when the batch must be flushed (full, or `b` takes rows one at a time).
     #[inline]
-    pub fn add(&mut self, b: usize, line: u64, raw_len: usize) -> bool {
+    pub fn add(&mut self, b: usize, line: u64, line_len: usize) -> bool {
         let buf = &mut self.buffers[b];
         match buf.linenos.get_mut(buf.used) {
             Some(l) => *l = line,
@@ -507,7 +508,7 @@ impl Batch {
         }
         buf.used += 1;
         self.used += 1;
-        self.bytes += raw_len;
+        self.bytes += line_len;
         self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.single
     }
 

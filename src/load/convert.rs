@@ -9,12 +9,13 @@
 
 use super::position::Position;
 use super::target::{Column, Target};
-use super::tuple::{Arena, Source};
+use super::tuple::{Arena, Source, Typed};
 use crate::compat;
 use crate::error::{raise, raise_detail};
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
 use fastcopy_core::input::{Field, Row};
 use fastcopy_core::int;
+use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::{IntPlan, IntWidth};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -157,11 +158,22 @@ pub fn int_plan(target: &Target) -> Option<IntPlan> {
             Converter::Input { .. } | Converter::Receive(_) => None,
         })
         .collect();
-    IntPlan::new(fields, SERVER_GRAMMAR).map(|p| with_tuples(target, p))
+    // (a plan without int fields too when the reader forms the tuples: a table of text)
+    let plan = with_tuples(
+        target,
+        IntPlan {
+            fields,
+            grammar: SERVER_GRAMMAR,
+            binary: false,
+            tuple: None,
+        },
+    );
+    (plan.tuple.is_some() || plan.fields.iter().any(Option::is_some)).then_some(plan)
 }
 
 /// The plan, and the reader forms the tuples too when each of the table's columns is an int
-/// field of the plan or a `char(n)` field (text or CSV, no FORCE_NULL / FORCE_NOT_NULL) and a
+/// field of the plan or a `text`, `varchar` or `char` field (text or CSV, no FORCE_NULL /
+/// FORCE_NOT_NULL) and a
 /// row needs nothing else before its tuple is formed: the short path, no WHERE, no column
 /// filled by a default (then the tuple is all the loader would make of the row:
 /// [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
@@ -178,11 +190,33 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
             (
                 None,
                 Converter::Input {
-                    chars: Some(Chars::Bpchar(n)),
-                    ..
+                    chars: Some(chars), ..
+                },
+            ) if !target.binary && !col.force_null && !col.force_not_null => match *chars {
+                Chars::Bpchar(n) => Source::Padded { field, n },
+                Chars::Varchar(n) => Source::Text {
+                    field,
+                    max: Some(n),
+                },
+                Chars::Any => Source::Text { field, max: None },
+            },
+            (
+                None,
+                Converter::Input {
+                    typioparam, typmod, ..
                 },
             ) if !target.binary && !col.force_null && !col.force_not_null => {
-                Source::Padded { field, n: *n }
+                let kind = match *typioparam {
+                    pg_sys::DATEOID => Typed::Date,
+                    pg_sys::TIMESTAMPOID => Typed::Timestamp,
+                    pg_sys::TIMESTAMPTZOID => Typed::Timestamptz,
+                    pg_sys::NUMERICOID => match numeric_typmod(*typmod) {
+                        Some(t) => Typed::Numeric(t),
+                        None => return plan,
+                    },
+                    _ => return plan,
+                };
+                Source::Typed { field, kind }
             }
             _ => return plan,
         };
@@ -192,6 +226,22 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
     }
     plan.tuple = target.former.tuple_plan(&sources, target.columns.len());
     plan
+}
+
+/// A numeric column's typmod as the core takes it: `Some(None)` without one, `None` for a
+/// scale below 0 or above the precision (PostgreSQL 15+), which the core does not round to.
+fn numeric_typmod(typmod: i32) -> Option<Option<Typmod>> {
+    if typmod < pg_sys::VARHDRSZ as i32 {
+        return Some(None);
+    }
+    let t = typmod - pg_sys::VARHDRSZ as i32;
+    let precision = (t >> 16) & 0xffff;
+    // the scale: 11 bits, signed (`NUMERIC_TYPMOD_SCALE`)
+    let scale = ((t & 0x7ff) ^ 1024) - 1024;
+    (0..=precision).contains(&scale).then_some(Some(Typmod {
+        precision: precision as u32,
+        scale: scale as u32,
+    }))
 }
 
 /// What HEADER MATCH compares the header with: the input columns' names and whether the

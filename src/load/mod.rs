@@ -209,7 +209,7 @@ where
     let plan: Option<IntPlan> = convert::int_plan(target);
     if plan.as_ref().is_some_and(|p| p.tuple.is_some()) {
         pgrx::debug1!(
-            "fastcopy: the reader forms the tuples of \"{}\" (rows of integers and char(n) values)",
+            "fastcopy: the reader forms the tuples of \"{}\" (rows of integers and text values)",
             target.relname.to_string_lossy()
         );
     }

@@ -61,7 +61,8 @@ const SHORT_COPY: usize = 64;
 /// `MaxHeapTuplesPerPage`.
 const MAX_TUPLES_PER_PAGE: usize = (BLCKSZ - PAGE_HEADER) / (maxalign(TUPLE_HEADER) + LINE_POINTER);
 /// `TOAST_TUPLE_THRESHOLD`: longer tuples go through the toaster (`heap_prepare_insert`).
-const TOAST_THRESHOLD: usize = ((BLCKSZ - maxalign(PAGE_HEADER + 4 * LINE_POINTER)) / 4) & !7;
+pub(super) const TOAST_THRESHOLD: usize =
+    ((BLCKSZ - maxalign(PAGE_HEADER + 4 * LINE_POINTER)) / 4) & !7;
 
 const _: () = assert!(PAGE_HEADER == 24 && LINE_POINTER == 4 && TUPLE_HEADER == 23);
 const _: () = assert!(BLCKSZ != 8192 || (MAX_TUPLES_PER_PAGE == 291 && TOAST_THRESHOLD == 2032));

@@ -78,8 +78,8 @@ impl Batch {
         unsafe {
             let mem = target.batch_memory();
             let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
-            // (its length and that it has no NULL are the plan's: reading them back from the
-            // copy just made stalled the loop on the copy's wide stores)
+            // (its length and that it has no NULL in a NOT NULL column are the plan's: reading
+            // them back from the copy just made stalled the loop on the copy's wide stores)
             self.store_tuple(target, tuple, Former::formed_len(formed), true, row)
         }
     }
@@ -89,7 +89,7 @@ impl Batch {
     ///
     /// # Safety
     /// `target.fast`; `tuple` was formed for it in the batch memory, `len` bytes long (its
-    /// `t_len`), without a NULL if `no_nulls`.
+    /// `t_len`), without a NULL in a NOT NULL column if `no_nulls`.
     #[inline(always)]
     unsafe fn store_tuple(
         &mut self,
@@ -129,7 +129,7 @@ impl Batch {
                     check_row(target, slot, constraints, buf.partition_check);
                 }
             }
-            Stored::from_full(self.add(0, row.line_no, row.raw_len))
+            Stored::from_full(self.add(0, row.line_no, row.line_len))
         }
     }
 
@@ -234,7 +234,7 @@ impl Batch {
             tuple::materialize(slot);
             let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
             buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
-            Stored::from_full(self.add(b, row.line_no(), row.raw_len()))
+            Stored::from_full(self.add(b, row.line_no(), row.line_len()))
         }
     }
 }

@@ -9,7 +9,10 @@
 //! memory. The slot is marked as owning its tuple, so materializing it is a no-op; it never
 //! frees it: `forget` empties the slot after the flush and the batch memory is reset at once.
 
+use fastcopy_core::input::Field;
+use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::TuplePlan;
+use fastcopy_core::varying::{Limit, NullHeader, Piece, VaryingPlan};
 use pgrx::pg_sys;
 use std::mem::{offset_of, size_of};
 
@@ -279,7 +282,57 @@ pub enum Source {
     Int { field: usize, width: usize },
     /// A `char(n)` input field (`Chars::Bpchar`): an ASCII value padded to n.
     Padded { field: usize, n: usize },
+    /// A `text`, `varchar` or `varchar(n)` input field (n: at most n bytes taken as they
+    /// are; longer ones go to the input function).
+    Text { field: usize, max: Option<usize> },
+    /// A `date`, `timestamp`, `timestamptz` or `numeric` input field, converted by the reader
+    /// where it is written in the spelling the core reads (`fastcopy_core::datetime`,
+    /// `fastcopy_core::numeric`).
+    Typed { field: usize, kind: Typed },
 }
+
+/// The types a [`Source::Typed`] converts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Typed {
+    Date,
+    Timestamp,
+    Timestamptz,
+    /// With the column's typmod, if it has one the core takes (scale between 0 and the
+    /// precision).
+    Numeric(Option<Typmod>),
+}
+
+/// Values of the typed columns in [`Former::varying_plan`]'s check (the server's input
+/// functions read them too).
+const SAMPLE_DATES: [&str; 5] = [
+    "2000-01-01",
+    "2024-02-29",
+    "0001-01-01",
+    "9999-12-31",
+    "1969-07-20",
+];
+const SAMPLE_TIMESTAMPS: [&str; 4] = [
+    "2000-01-01 00:00:00",
+    "2024-02-29 23:59:59.999999",
+    "1901-12-13 20:45:52.5",
+    "2038-01-19 03:14:08.01",
+];
+const SAMPLE_OFFSETS: [&str; 3] = ["+00", "-15:59", "+05:30"];
+const SAMPLE_NUMERICS: [&str; 9] = [
+    "0",
+    "-0.005",
+    "1.005",
+    "-12.5",
+    "123456.789",
+    "0.0001",
+    "99.995",
+    "-7",
+    "31415926535.8979",
+];
+
+/// A sample row of [`Former::varying_plan`]'s check, per input field: its integer, its text
+/// value, whether it is NULL.
+type Sample = (Vec<Option<i64>>, Vec<Option<Vec<u8>>>, Vec<bool>);
 
 /// `VARATT_SHORT_MAX`: the largest varlena, header included, a one-byte header can describe.
 const SHORT_VARLENA_MAX: usize = 0x7f;
@@ -294,9 +347,18 @@ impl Former {
     pub fn tuple_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
         if sources
             .iter()
+            .any(|s| matches!(s, Some(Source::Text { .. } | Source::Typed { .. })))
+        {
+            return self.varying_plan(sources, nfields);
+        }
+        if sources
+            .iter()
             .any(|s| matches!(s, Some(Source::Padded { .. })))
         {
-            return self.padded_plan(sources, nfields);
+            // (char(n) values too long for a one-byte header: a layout of their own per row)
+            return self
+                .padded_plan(sources, nfields)
+                .or_else(|| self.varying_plan(sources, nfields));
         }
         let layout = self.fixed.as_ref()?;
         if sources.len() != layout.len() {
@@ -365,6 +427,8 @@ impl Former {
                     padded.push((field, HEAPTUPLESIZE + HOFF + off + 1, n));
                     off += 1 + n;
                 }
+                // (a table with text columns has a varying plan)
+                Source::Text { .. } | Source::Typed { .. } => return None,
             }
         }
         let t_len = HOFF + off;
@@ -377,7 +441,9 @@ impl Former {
                 .map(|(i, s)| match s {
                     Some(Source::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
                     Some(Source::Padded { n, .. }) => bpchar_datum(&text(i), *n),
-                    None => pg_sys::Datum::from(0usize),
+                    Some(Source::Text { .. } | Source::Typed { .. }) | None => {
+                        pg_sys::Datum::from(0usize)
+                    }
                 })
                 .collect();
             let nulls = vec![false; natts];
@@ -438,13 +504,272 @@ impl Former {
                     ours[at..at + v.len()].copy_from_slice(&v);
                     kp += 1;
                 }
-                None => {}
+                Some(Source::Text { .. } | Source::Typed { .. }) | None => {}
             }
         }
         if ours[HEAPTUPLESIZE..] != server[HEAPTUPLESIZE..] {
             return None;
         }
         TuplePlan::new(template, ints, nfields)?.with_padded(padded)
+    }
+
+    /// [`Former::tuple_plan`] for a table with text columns: a [`VaryingPlan`] of the
+    /// attributes in order (integers at their alignment; `text`, `varchar` and `char(n)` as
+    /// `heap_fill_tuple` stores a value of a packable column: a one-byte header where it
+    /// fits, else a 4-byte one at the column's alignment), in front of the data the server's
+    /// own tuple's `HeapTupleData` and header, the tuple's length written in both
+    /// (`t_len`, and the header's datum length, which `heap_form_tuple` sets). Tuples longer
+    /// than `TOAST_TUPLE_THRESHOLD` are left to the loader (the toaster's). The plan is used
+    /// only if the tuples it forms for sample rows (short, empty and long values) equal,
+    /// byte for byte, those `heap_form_tuple` forms of the same values.
+    fn varying_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+        // SAFETY: the descriptor is valid for the Former's life (`new`).
+        let natts = unsafe { (*self.tupdesc).natts } as usize;
+        if sources.len() != natts {
+            return None;
+        }
+        let mut pieces = Vec::with_capacity(natts);
+        let mut nullable = Vec::with_capacity(natts);
+        let mut types = Vec::with_capacity(natts);
+        for (i, source) in sources.iter().enumerate() {
+            // SAFETY: `i < natts`; the descriptor is valid (above).
+            let a = unsafe { crate::compat::tuple_desc_attr(self.tupdesc, i) };
+            let align = alignment(a);
+            if a.attisdropped {
+                return None;
+            }
+            // (a NULL in a NOT NULL column is the loader's, for the constraint's error)
+            nullable.push(!a.attnotnull);
+            pieces.push(match (*source)? {
+                Source::Int { field, width } => {
+                    if !a.attbyval || a.attlen as usize != width {
+                        return None;
+                    }
+                    Piece::Int {
+                        field,
+                        width,
+                        align,
+                    }
+                }
+                Source::Padded { field, n }
+                | Source::Text {
+                    field,
+                    max: Some(n),
+                } if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN => {
+                    let limit = match source {
+                        Some(Source::Padded { .. }) => Limit::Padded(n),
+                        _ => Limit::Bytes(n),
+                    };
+                    Piece::Text {
+                        field,
+                        limit,
+                        align,
+                    }
+                }
+                Source::Text { field, max: None }
+                    if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN =>
+                {
+                    Piece::Text {
+                        field,
+                        limit: Limit::Any,
+                        align,
+                    }
+                }
+                Source::Typed { field, kind } => match kind {
+                    Typed::Date if a.attbyval && a.attlen == 4 => Piece::Date { field, align },
+                    Typed::Timestamp | Typed::Timestamptz if a.attbyval && a.attlen == 8 => {
+                        let zoned = kind == Typed::Timestamptz;
+                        Piece::Timestamp {
+                            field,
+                            zoned,
+                            align,
+                        }
+                    }
+                    Typed::Numeric(typmod)
+                        if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN =>
+                    {
+                        Piece::Numeric {
+                            field,
+                            typmod,
+                            align,
+                        }
+                    }
+                    _ => return None,
+                },
+                _ => return None,
+            });
+            types.push((a.atttypid, a.atttypmod));
+        }
+        let pieces_ = pieces.clone();
+        // the server's tuple of one sample row: the chunk up to the end of the tuple, its
+        // `t_data` pointer zeroed (`copy_formed` sets it)
+        let server = |(ints, texts, null): &Sample| -> Option<Vec<u8>> {
+            let values: Vec<pg_sys::Datum> = pieces_
+                .iter()
+                .enumerate()
+                .map(|(i, p)| match *p {
+                    Piece::Int { field, .. } => pg_sys::Datum::from(ints[field].unwrap_or(0)),
+                    Piece::Text { field, limit, .. } => {
+                        let v = texts[field].as_deref().unwrap_or_default();
+                        match limit {
+                            Limit::Padded(n) => bpchar_datum(v, n),
+                            _ => bpchar_datum(v, v.len()),
+                        }
+                    }
+                    Piece::Date { field, .. }
+                    | Piece::Timestamp { field, .. }
+                    | Piece::Numeric { field, .. } => {
+                        let (typid, typmod) = types[i];
+                        input_datum(typid, typmod, texts[field].as_deref().unwrap_or_default())
+                    }
+                })
+                .collect();
+            let nulls: Vec<bool> = pieces_.iter().map(|p| null[p.field()]).collect();
+            // SAFETY: one value per attribute, of its type (an integer Datum of the column's
+            // width, a text varlena: bpchar_datum's value with no spaces added); heap_form_tuple
+            // only reads them, and returns one palloc chunk: the HeapTupleData, then the tuple
+            // at HEAPTUPLESIZE.
+            unsafe {
+                let t = pg_sys::heap_form_tuple(
+                    self.tupdesc,
+                    values.as_ptr() as *mut _,
+                    nulls.as_ptr() as *mut _,
+                );
+                let len = HEAPTUPLESIZE + (*t).t_len as usize;
+                let mut b = vec![0u8; len];
+                std::ptr::copy_nonoverlapping(t as *const u8, b.as_mut_ptr(), len);
+                pg_sys::heap_freetuple(t);
+                let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
+                b[t_data..t_data + size_of::<usize>()].fill(0);
+                Some(b)
+            }
+        };
+        // sample rows: per field an integer with distinct bytes (as the column's width keeps
+        // it) and a text value of `len` bytes (as far as the column's limit allows); NULL in
+        // the nullable columns `null_at` picks (of the columns in order)
+        let sample = |len: usize, null_at: &dyn Fn(usize) -> bool| -> Option<Sample> {
+            let mut ints = vec![None; nfields];
+            let mut texts = vec![None; nfields];
+            let mut null = vec![false; nfields];
+            for (i, p) in pieces.iter().enumerate() {
+                null[p.field()] = nullable[i] && null_at(i);
+                match *p {
+                    Piece::Int { field, width, .. } => {
+                        let v = 0x2122_2324_2526_2728_i64 + 0x0101 * i as i64;
+                        ints[field] = Some(match width {
+                            2 => v as i16 as i64,
+                            4 => v as i32 as i64,
+                            _ => v,
+                        });
+                    }
+                    Piece::Text { field, limit, .. } => {
+                        let n = match limit {
+                            Limit::Any => len,
+                            Limit::Bytes(n) | Limit::Padded(n) => len.min(n),
+                        };
+                        texts[field] = Some((0..n).map(|j| b'a' + ((i + j) % 26) as u8).collect());
+                    }
+                    Piece::Date { field, .. } => {
+                        texts[field] = Some(SAMPLE_DATES[(len + i) % SAMPLE_DATES.len()].into());
+                    }
+                    Piece::Timestamp { field, zoned, .. } => {
+                        let t = SAMPLE_TIMESTAMPS[(len + i) % SAMPLE_TIMESTAMPS.len()];
+                        let z = SAMPLE_OFFSETS[(len + i) % SAMPLE_OFFSETS.len()];
+                        let v = if zoned {
+                            format!("{t}{z}")
+                        } else {
+                            t.to_string()
+                        };
+                        texts[field] = Some(v.into_bytes());
+                    }
+                    Piece::Numeric { field, typmod, .. } => {
+                        // the first of the samples from this one on that the core takes
+                        // (another is the server's error, or its spelling)
+                        let mut body = [0u8; fastcopy_core::numeric::MAX_BODY];
+                        texts[field] = (0..SAMPLE_NUMERICS.len())
+                            .map(|k| SAMPLE_NUMERICS[(len + i + k) % SAMPLE_NUMERICS.len()])
+                            .find(|v| {
+                                fastcopy_core::numeric::parse_numeric(
+                                    v.as_bytes(),
+                                    typmod,
+                                    &mut body,
+                                )
+                                .is_some()
+                            })
+                            .map(|v| v.as_bytes().to_vec());
+                        texts[field].as_ref()?;
+                    }
+                }
+            }
+            Some((ints, texts, null))
+        };
+        let head_len = HEAPTUPLESIZE + HOFF;
+        let empty = server(&sample(0, &|_| false)?)?;
+        if empty.len() < head_len {
+            return None;
+        }
+        // (a tuple without NULLs has no bitmap: its data starts at HOFF)
+        if empty[HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize != HOFF {
+            return None;
+        }
+        let mut head = empty[..head_len].to_vec();
+        // t_len, and the header's datum length (`HeapTupleHeaderSetDatumLength`: a varlena
+        // size word, the length shifted left by 2)
+        let len_at = vec![
+            (offset_of!(pg_sys::HeapTupleData, t_len), 0),
+            (
+                HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_choice),
+                2,
+            ),
+        ];
+        for &(at, _) in &len_at {
+            head[at..at + 4].fill(0);
+        }
+        let header = NullHeader {
+            bits_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_bits),
+            hoff_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff),
+            infomask_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_infomask),
+            has_null: pg_sys::HEAP_HASNULL as u16,
+            has_varwidth: pg_sys::HEAP_HASVARWIDTH as u16,
+        };
+        let plan = VaryingPlan::new(
+            head,
+            HEAPTUPLESIZE,
+            len_at,
+            pieces.clone(),
+            super::pages::TOAST_THRESHOLD,
+            nfields,
+        )?
+        .with_nulls(header, nullable.clone())?;
+        let patterns: [&dyn Fn(usize) -> bool; 4] =
+            [&|_| false, &|_| true, &|i| i % 2 == 0, &|i| i % 2 == 1];
+        for (len, null_at) in [0, 1, 2, 5, 126, 127, 300]
+            .into_iter()
+            .flat_map(|len| patterns.iter().map(move |p| (len, p)))
+        {
+            let row = sample(len, null_at)?;
+            let server = server(&row)?;
+            let (ints, texts, null) = &row;
+            let field = |f: usize| match &texts[f] {
+                _ if null[f] => Field::Null,
+                Some(t) => Field::Value(t),
+                None => Field::Value(b"0"),
+            };
+            let mut ours = Vec::new();
+            let n = plan.form(ints, field, &mut ours);
+            let same = match n {
+                Some(n) => n == maxalign(server.len()) && ours[..server.len()] == server[..],
+                // left to the loader: only a tuple the toaster would see
+                None => server.len() - HEAPTUPLESIZE > super::pages::TOAST_THRESHOLD,
+            };
+            if !same {
+                pgrx::debug1!(
+                    "fastcopy: the reader's tuples differ from the server's (values of {len} bytes): not used"
+                );
+                return None;
+            }
+        }
+        Some(TuplePlan::varying(plan))
     }
 
     /// The `t_len` of a tuple the reader formed (the template's: the same for every tuple of
@@ -492,13 +817,31 @@ impl Former {
 
 /// `att_align_nominal`: `off` rounded up to the attribute's alignment.
 fn att_align(off: usize, a: &pg_sys::FormData_pg_attribute) -> usize {
-    let align = match a.attalign as u8 {
+    let align = alignment(a);
+    (off + align - 1) & !(align - 1)
+}
+
+/// The attribute's alignment in bytes (`attalign`).
+fn alignment(a: &pg_sys::FormData_pg_attribute) -> usize {
+    match a.attalign as u8 {
         b'c' => 1,
         b's' => 2,
         b'i' => 4,
         _ => 8,
-    };
-    (off + align - 1) & !(align - 1)
+    }
+}
+
+/// The Datum the type's input function makes of `value` (which it accepts: a sample of
+/// [`Former::varying_plan`] the core reads).
+fn input_datum(typid: pg_sys::Oid, typmod: i32, value: &[u8]) -> pg_sys::Datum {
+    let text = std::ffi::CString::new(value).unwrap_or_default();
+    let (mut func, mut typioparam) = (pg_sys::InvalidOid, pg_sys::InvalidOid);
+    // SAFETY: catalog lookup and a call of the type's input function on the backend thread
+    // (pgrx guards them: an ERROR is raised as one); the string lives through the call.
+    unsafe {
+        pg_sys::getTypeInputInfo(typid, &mut func, &mut typioparam);
+        pg_sys::OidInputFunctionCall(func, text.as_ptr() as *mut _, typioparam, typmod)
+    }
 }
 
 /// A `char(n)` Datum as `bpchar_input` returns it: `value` (at most n bytes, ASCII) and

@@ -350,12 +350,12 @@ impl Row {
         self.raw_len
     }
 
-    /// The row's line number and input bytes together.
+    /// The row's line number and line length together.
     #[inline]
     pub fn mark(&self) -> crate::pipeline::RowMark {
         crate::pipeline::RowMark {
             line_no: self.line_no,
-            raw_len: self.raw_len,
+            line_len: self.line_len,
         }
     }
 

@@ -62,7 +62,10 @@ pub fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
                     })
                     .collect();
                 let mark = block.mark(r);
-                assert_eq!((mark.line_no, mark.raw_len), (row.line_no(), row.raw_len()));
+                assert_eq!(
+                    (mark.line_no, mark.line_len),
+                    (row.line_no(), row.line_len())
+                );
                 (
                     fields,
                     row.line_no(),

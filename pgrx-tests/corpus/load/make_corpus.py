@@ -816,7 +816,117 @@ case("chars_formed_mixed_widths.txt",
      lines(*[b"%d\t%s\t%d\t%s" % (i % 30000, b"yn"[i % 2:i % 2 + 1], i * 1000003,
                                       b"f" * (i % 130)) for i in range(1, 2001)]),
      "a int2, d char, b int8, e char(130)",
-     note="char(1) and char(130) (too long for a one-byte header: the loader forms those rows)")
+     note="char(1) and char(130) (too long for a one-byte header: a 4-byte one, aligned)")
+
+# Rows of integers and text values: the reader forms their tuples with a layout of their own
+# (core/src/varying.rs): one-byte varlena headers up to 126 bytes of value, 4-byte ones, aligned,
+# from 127; integers aligned after them. Rows it cannot form (NULL, varchar(n) values over n
+# bytes, tuples the toaster would see) are the loader's, in order.
+rng = random.Random(2026_12_04)
+def tx_value(i):
+    k = i % 11
+    if k == 0:
+        return b"\\N" if i % 22 == 0 else b""
+    if k == 1:
+        return b"x" * (120 + i % 12)  # 120..131 bytes: across the one-byte header's limit
+    if k == 2:
+        return ("\u00e9\u00e8" * (i % 70)).encode()  # multibyte, up to 276 bytes
+    if k == 3:
+        return b"a\\tb\\\\c\\nd"  # escapes
+    return rand_text(rng, i % 40).encode()
+tx_rows = [b"%d\t%s\t%d\t%s" % (i, tx_value(i), i * 7919 - 10**12, [b"v%d" % (i % 1000), b"\\N",
+                                                                      b"0123456789"][i % 3])
+           for i in range(1, 4001)]
+TX = "a int, t text, b int8, v varchar(10)"
+case("text_formed.txt", lines(*tx_rows), TX,
+     note="ints and text values, short and long, NULLs, escapes: formed by the reader")
+case("text_formed.csv",
+     lines(*[b"%d,\"%s\",%d" % (i, b"q" * (i % 200) + b'""' * (i % 2), i) for i in range(1, 3001)],
+           b'1,,2', b'2,"",3', b'3,"a,b\nc",4'),
+     "a int, t text, b int8", CSV,
+     note="CSV: quoted values with doubled quotes, an unquoted empty field (NULL), a quoted empty "
+          "one, a newline inside quotes")
+bad("text_formed_varchar_too_long_late.txt", lines(*tx_rows, b"7\tt\t8\t01234567890"), TX,
+    sqlstate="22001", note="a varchar(10) value of 11 characters after 4000 rows")
+case("text_formed_varchar_chars.txt",
+     lines(*[("%d\t%s" % (i, "\u00e9" * (i % 6))).encode() for i in range(1, 2001)],
+           "9\t\u00e9\u00e9\u00e9\u00e9\u00e9     ".encode()),
+     "a int, v varchar(5)",
+     note="varchar(5) of up to 5 two-byte characters (over 5 bytes: the input function's), "
+          "and trailing spaces beyond n, which varchar drops")
+case("text_formed_toast.txt",
+     lines(*[b"%d\t%s\t%d" % (i, (b"%d," % i) * ([3, 400, 700, 1500][i % 4]), i)
+             for i in range(1, 1201)]),
+     "a int, t text, b int",
+     note="values of a few bytes to a few kB: tuples over 2032 bytes go to the toaster")
+case("text_only.txt",
+     lines(*[b"%s\t%s" % (rand_text(rng, i % 30).encode(), b"\\N" if i % 9 == 0 else b"w%d" % i)
+             for i in range(1, 3001)]),
+     "t text, u varchar",
+     note="no integer column: the reader forms the tuples all the same")
+case("text_formed_alignment.txt",
+     lines(*[b"%s\t%d\t%d\t%s\t%d" % (b"s" * (i % 140), -i, i % 30000,
+                                       (b"u" * min(i % 300, 200)).ljust(i % 300), i * 3)
+             for i in range(1, 2001)]),
+     "t text, d int8, s int2, u varchar(200), e int4",
+     note="an int8 after values of every length, an int2, varchar(200) over its limit in "
+          "spaces (which varchar drops), an int4")
+case("text_formed_columns_reordered.txt",
+     lines(*[b"t%d\t%d" % (i, i) for i in range(1, 2001)]),
+     "a int, t text", "columns=t,a",
+     note="a column list in another order than the table's")
+
+# date, timestamp, timestamptz and numeric values in the ISO spelling pg_dump writes are
+# converted by the reader (core/src/datetime.rs, core/src/numeric.rs), other spellings by the
+# server's input functions on the backend: the same values either way.
+rng = random.Random(4_12_2026)
+def ty_row(i):
+    y, m, d = 1 + (i * 37) % 9999, 1 + i % 12, 1 + i % 28
+    date = b"%04d-%02d-%02d" % (y, m, d)
+    if i % 13 == 0:
+        date = [b"Jan 5, 2020", b"20200105", b"2020-1-5", b"\\N", b"epoch", b"2024-02-29"][i % 6]
+    frac = [b"", b".5", b".123456", b".000001", b".1"][i % 5]
+    ts = b"%04d-%02d-%02d %02d:%02d:%02d%s" % (1900 + i % 200, m, d, i % 24, i % 60, (i * 7) % 60, frac)
+    off = [b"+00", b"-05", b"+05:30", b"-15:59", b"+14"][i % 5]
+    tz = ts + off
+    if i % 17 == 0:
+        tz = [b"2020-01-05 10:00:00 UTC", b"2020-01-05 10:00:00", b"2020-01-05T10:00:00Z",
+              b"\\N", b"infinity", b"2020-01-05 10:00:00+0530"][i % 6]
+    if i % 19 == 0:
+        ts = [b"2020-01-05 24:00:00", b"2020-01-05 10:00:00+02", b"\\N", b"-infinity"][i % 4]
+    whole = rng.randint(0, 10 ** rng.randint(0, 9))
+    n = b"%s%d.%0*d" % (b"-" if i % 3 == 0 else b"", whole, i % 5, rng.randint(0, 10 ** (i % 5) - 1)) \
+        if i % 5 else b"%d" % whole
+    n = n.rstrip(b".")
+    if i % 23 == 0:
+        n = [b" 12.5 ", b"1e3", b"NaN", b"\\N", b"-0", b"+.5"][i % 6]
+    m_ = [b"0", b"-0.000", b"12345678901234567890.123456789", b"0.00001", b"7.", b"-42"][i % 6]
+    note = b"\\N" if i % 7 else b"gift %d" % i
+    return b"\t".join([b"%d" % i, date, tz, ts, n, m_, note])
+TY = "id bigint, d date, tz timestamptz, ts timestamp, n numeric(12,2), m numeric, note text"
+ty_rows = [ty_row(i) for i in range(1, 3001)]
+case("typed_formed.txt", lines(*ty_rows), TY,
+     note="dates, timestamps, timestamptz with offsets, numeric(12,2) (rounded to 2 places) and "
+          "numeric, in the ISO spelling and in others, NULLs")
+case("typed_formed.csv",
+     lines(*[r.replace(b"\t", b",").replace(b"\\N", b"") for r in ty_rows if b"," not in r]),
+     TY, CSV, note="the same as CSV")
+bad("typed_formed_bad_date_late.txt",
+    lines(*ty_rows, b"9\t2023-02-29\t2000-01-01 00:00:00+00\t2000-01-01 00:00:00\t1\t1\tx"),
+    TY, sqlstate="22008", note="February 29 of a year that has none, after 3000 rows")
+bad("typed_formed_numeric_overflow_late.txt",
+    lines(*[b"%d\t%d.%02d" % (i, i % 1000, i % 100) for i in range(1, 3001)], b"9\t999.995"),
+    "id int, n numeric(5,2)", sqlstate="22003",
+    note="rounds to 1000.00: numeric(5,2) overflows, after 3000 rows")
+bad("typed_formed_offset_out_of_range_late.txt",
+    lines(*[b"%d\t2000-01-01 00:00:00+%02d" % (i, i % 16) for i in range(1, 3001)],
+          b"9\t2000-01-01 00:00:00+16"),
+    "id int, tz timestamptz", sqlstate="22009", note="a UTC offset of 16 hours, after 3000 rows")
+case("typed_formed_notnull.txt",
+     lines(*[b"%d\t2001-02-%02d\t%s" % (i, 1 + i % 28, b"\\N" if i % 4 else b"1.5")
+             for i in range(1, 2001)]),
+     "id int, d date NOT NULL, n numeric",
+     note="NULLs in a nullable numeric next to a NOT NULL date")
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]

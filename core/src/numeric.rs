@@ -1,0 +1,261 @@
+//! `numeric` text input for plain decimal numbers: what `numeric_in` stores for them.
+//!
+//! A value is accepted in one spelling only: an optional sign, decimal digits with at most one
+//! decimal point and at least one digit (`12`, `-0.50`, `+.5`, `7.`), at most
+//! [`MAX_DIGITS`] digits. Everything else (whitespace, exponents, `NaN`, `Infinity`,
+//! underscores, hexadecimal, longer numbers) is `None`: the server's `numeric_in` reads it.
+//!
+//! The value is what `numeric_in` makes of it:
+//! - with a typmod (precision p, scale s; `0 <= s <= p`), it is rounded to s fraction digits,
+//!   half away from zero (`round_var`), its display scale is s, and more than p - s integer
+//!   digits after rounding is the server's overflow error (`None` here);
+//! - without one, the display scale is the number of fraction digits written;
+//! - then `make_result`: base-10000 digits grouped at the decimal point, leading and trailing
+//!   zero groups dropped, a zero is positive with weight 0; stored in the short format
+//!   (`NUMERIC_SHORT`: sign, display scale and weight in one 16-bit header word) where the
+//!   scale and weight fit it, which they always do for numbers this short. The body (header
+//!   word and digits, native-endian) is what follows the varlena header.
+
+/// Longest number accepted, in digits (integer and fraction together).
+pub const MAX_DIGITS: usize = 40;
+/// Room for the longest body: the header word and the base-10000 digits (a rounding carry and
+/// the grouping add at most two).
+pub const MAX_BODY: usize = 2 + 2 * (MAX_DIGITS / 4 + 3);
+
+const NBASE_DIGITS: usize = 4;
+const NUMERIC_SHORT: u16 = 0x8000;
+const SHORT_SIGN_NEG: u16 = 0x2000;
+const SHORT_DSCALE_SHIFT: u16 = 7;
+const SHORT_DSCALE_MAX: usize = 63;
+const SHORT_WEIGHT_SIGN: u16 = 0x0040;
+const SHORT_WEIGHT_MASK: u16 = 0x003f;
+const SHORT_WEIGHT_MAX: i32 = 63;
+const SHORT_WEIGHT_MIN: i32 = -64;
+
+/// A numeric column's typmod: `numeric(precision, scale)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Typmod {
+    pub precision: u32,
+    pub scale: u32,
+}
+
+/// The body of the numeric value `b` is written to the start of `out`; its length in bytes,
+/// or `None` when the server's `numeric_in` must read `b` (see the module docs).
+pub fn parse_numeric(b: &[u8], typmod: Option<Typmod>, out: &mut [u8; MAX_BODY]) -> Option<usize> {
+    let (neg, rest) = match b.first()? {
+        b'-' => (true, &b[1..]),
+        b'+' => (false, &b[1..]),
+        _ => (false, b),
+    };
+    let point = rest.iter().position(|&c| c == b'.');
+    let (int, frac) = match point {
+        Some(p) => (&rest[..p], &rest[p + 1..]),
+        None => (rest, &rest[..0]),
+    };
+    if int.len() + frac.len() == 0
+        || int.len() + frac.len() > MAX_DIGITS
+        || !int.iter().chain(frac).all(u8::is_ascii_digit)
+    {
+        return None;
+    }
+    // decimal digits of the value, integer part first (one leading slot for a carry)
+    let mut dec = [0u8; MAX_DIGITS + 2];
+    let mut n = 1;
+    for &c in int {
+        dec[n] = c - b'0';
+        n += 1;
+    }
+    let mut int_len = int.len() + 1; // with the carry slot
+    let dscale = match typmod {
+        None => {
+            for &c in frac {
+                dec[n] = c - b'0';
+                n += 1;
+            }
+            frac.len()
+        }
+        Some(t) => {
+            let s = t.scale as usize;
+            if s > t.precision as usize || s > MAX_DIGITS {
+                return None;
+            }
+            for i in 0..s {
+                dec[n] = frac.get(i).map_or(0, |c| c - b'0');
+                n += 1;
+            }
+            if frac.get(s).is_some_and(|&c| c >= b'5') {
+                // half away from zero: one more in the last place kept, carried upwards
+                let mut i = n - 1;
+                loop {
+                    if dec[i] == 9 {
+                        dec[i] = 0;
+                        i -= 1; // (slot 0 holds 0, so the carry stops there at the latest)
+                    } else {
+                        dec[i] += 1;
+                        break;
+                    }
+                }
+            }
+            // integer digits beyond p - s: the server's "numeric field overflow"
+            let significant = dec[..int_len].iter().skip_while(|&&d| d == 0).count();
+            if significant > (t.precision - t.scale) as usize {
+                return None;
+            }
+            s
+        }
+    };
+    // base-10000 groups aligned at the decimal point: integer digits padded on the left,
+    // fraction digits on the right
+    let lead = (NBASE_DIGITS - int_len % NBASE_DIGITS) % NBASE_DIGITS;
+    let mut padded = [0u8; MAX_DIGITS + 2 + 2 * NBASE_DIGITS];
+    padded[lead..lead + n].copy_from_slice(&dec[..n]);
+    int_len += lead;
+    let total = (lead + n).next_multiple_of(NBASE_DIGITS);
+    let groups = padded[..total]
+        .chunks_exact(NBASE_DIGITS)
+        .map(|g| g.iter().fold(0u16, |v, &d| v * 10 + d as u16));
+    let mut digits = [0u16; MAX_BODY / 2];
+    let mut count = 0;
+    let mut weight = (int_len / NBASE_DIGITS) as i32 - 1;
+    for g in groups {
+        if count == 0 && g == 0 {
+            weight -= 1; // a leading zero group
+            continue;
+        }
+        digits[count] = g;
+        count += 1;
+    }
+    while count > 0 && digits[count - 1] == 0 {
+        count -= 1;
+    }
+    let neg = neg && count > 0;
+    if count == 0 {
+        weight = 0;
+    }
+    if dscale > SHORT_DSCALE_MAX || !(SHORT_WEIGHT_MIN..=SHORT_WEIGHT_MAX).contains(&weight) {
+        return None;
+    }
+    let header = NUMERIC_SHORT
+        | if neg { SHORT_SIGN_NEG } else { 0 }
+        | (dscale as u16) << SHORT_DSCALE_SHIFT
+        | if weight < 0 { SHORT_WEIGHT_SIGN } else { 0 }
+        | (weight as u16 & SHORT_WEIGHT_MASK);
+    out[..2].copy_from_slice(&header.to_ne_bytes());
+    for (i, d) in digits[..count].iter().enumerate() {
+        out[2 + 2 * i..4 + 2 * i].copy_from_slice(&d.to_ne_bytes());
+    }
+    Some(2 + 2 * count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// (header word, digits) of a value.
+    fn parse(s: &str, typmod: Option<(u32, u32)>) -> Option<(u16, Vec<u16>)> {
+        let mut out = [0u8; MAX_BODY];
+        let t = typmod.map(|(precision, scale)| Typmod { precision, scale });
+        let n = parse_numeric(s.as_bytes(), t, &mut out)?;
+        let words: Vec<u16> = out[..n]
+            .chunks_exact(2)
+            .map(|w| u16::from_ne_bytes([w[0], w[1]]))
+            .collect();
+        Some((words[0], words[1..].to_vec()))
+    }
+
+    fn header(neg: bool, dscale: u16, weight: i32) -> u16 {
+        NUMERIC_SHORT
+            | if neg { SHORT_SIGN_NEG } else { 0 }
+            | dscale << 7
+            | if weight < 0 { SHORT_WEIGHT_SIGN } else { 0 }
+            | (weight as u16 & SHORT_WEIGHT_MASK)
+    }
+
+    #[test]
+    fn groups_at_the_decimal_point() {
+        assert_eq!(
+            parse("123.45", None),
+            Some((header(false, 2, 0), vec![123, 4500]))
+        );
+        assert_eq!(
+            parse("-12345.6", None),
+            Some((header(true, 1, 1), vec![1, 2345, 6000]))
+        );
+        assert_eq!(parse("0.0001", None), Some((header(false, 4, -1), vec![1])));
+        assert_eq!(
+            parse("0.00001", None),
+            Some((header(false, 5, -2), vec![1000]))
+        );
+        assert_eq!(
+            parse("100000000", None),
+            Some((header(false, 0, 2), vec![1]))
+        );
+        assert_eq!(parse("+.5", None), Some((header(false, 1, -1), vec![5000])));
+        assert_eq!(parse("7.", None), Some((header(false, 0, 0), vec![7])));
+        assert_eq!(parse("00012", None), Some((header(false, 0, 0), vec![12])));
+    }
+
+    #[test]
+    fn zero_is_positive_with_weight_zero() {
+        assert_eq!(parse("0", None), Some((header(false, 0, 0), vec![])));
+        assert_eq!(parse("-0.000", None), Some((header(false, 3, 0), vec![])));
+        assert_eq!(
+            parse("-0.004", Some((5, 2))),
+            Some((header(false, 2, 0), vec![]))
+        );
+    }
+
+    #[test]
+    fn typmod_rounds_half_away_from_zero_and_checks_the_integer_digits() {
+        assert_eq!(
+            parse("1.005", Some((12, 2))),
+            Some((header(false, 2, 0), vec![1, 100]))
+        );
+        assert_eq!(
+            parse("-1.004", Some((12, 2))),
+            Some((header(true, 2, 0), vec![1]))
+        );
+        assert_eq!(
+            parse("9999.995", Some((12, 2))),
+            Some((header(false, 2, 1), vec![1]))
+        );
+        assert_eq!(
+            parse("5", Some((12, 2))),
+            Some((header(false, 2, 0), vec![5]))
+        );
+        assert_eq!(
+            parse("0.5", Some((2, 2))),
+            Some((header(false, 2, -1), vec![5000]))
+        );
+        assert_eq!(
+            parse("99.995", Some((4, 2))),
+            None,
+            "rounds to 100.00: overflow"
+        );
+        assert_eq!(
+            parse("99.994", Some((4, 2))),
+            Some((header(false, 2, 0), vec![99, 9900]))
+        );
+        assert_eq!(parse("1", Some((2, 2))), None);
+        assert_eq!(parse("0.999", Some((2, 2))), None, "rounds to 1.00");
+        assert_eq!(parse("12345678901", Some((12, 2))), None);
+        assert_eq!(
+            parse("1234567890", Some((12, 2))).unwrap().1,
+            vec![12, 3456, 7890]
+        );
+    }
+
+    #[test]
+    fn other_spellings_are_the_servers() {
+        for s in [
+            "", "-", ".", "1e5", " 1", "1 ", "NaN", "Infinity", "1_000", "0x1F", "1.2.3", "--1",
+        ] {
+            assert_eq!(parse(s, None), None, "{s}");
+        }
+        assert!(parse(&"9".repeat(MAX_DIGITS), None).is_some());
+        assert!(parse(&"9".repeat(MAX_DIGITS + 1), None).is_none());
+        // the longest body fits
+        let s = format!("9.{}", "9".repeat(MAX_DIGITS - 1));
+        assert!(parse(&s, Some((MAX_DIGITS as u32, MAX_DIGITS as u32 - 2))).is_some());
+    }
+}
