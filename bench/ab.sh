@@ -9,7 +9,9 @@
 #   ROUNDS=15 WORKLOADS="lotsaints ints10m" (also ints10m_unlogged: the same rows, no WAL;
 #   lotsaints_logged: lotsaints into a logged table; lotsaints_client: lotsaints from psql
 #   \copy through the COPY hook, wall time around psql; events: 3,000,000 rows of
-#   (bigint, int, 32-byte text), UNLOGGED; events_client: the same from psql \copy)
+#   (bigint, int, 32-byte text), UNLOGGED; events_client: the same from psql \copy; orders:
+#   3,000,000 rows of (bigint, int, numeric(12,2), timestamptz, text mostly NULL), UNLOGGED,
+#   as pg_dump writes them; orders_client: the same from psql \copy)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -45,6 +47,12 @@ psql -c "$BENCH_MS_SQL" -c "DROP TABLE IF EXISTS ab_t" >/dev/null
 lots=$(lotsaints_data)
 ints="$FASTCOPY_RUN/ints10m.copy"
 [ -f "$ints" ] || psql -c "COPY (SELECT g FROM generate_series(1, 10000000) g) TO '$ints'"
+orders="$FASTCOPY_RUN/orders3m.copy"
+[ -f "$orders" ] ||
+  psql -c "COPY (SELECT g, 1 + g % 50000, ((g % 100000) / 100.0)::numeric(12,2),
+                        timestamptz '2024-01-01 00:00:00+00' + g * interval '1 s',
+                        CASE WHEN g % 7 = 0 THEN 'gift' END
+                 FROM generate_series(1, 3000000) g) TO '$orders'"
 events="$FASTCOPY_RUN/events3m.copy"
 [ -f "$events" ] ||
   psql -c "COPY (SELECT g, g % 17, md5(g::text) FROM generate_series(1, 3000000) g) TO '$events'"
@@ -59,6 +67,9 @@ for w in $workloads; do
     ints10m) def="CREATE TABLE ab_t (a int)"; data=$ints ;;
     ints10m_unlogged) def="CREATE UNLOGGED TABLE ab_t (a int)"; data=$ints ;;
     events) def="CREATE UNLOGGED TABLE ab_t (id bigint, kind int, payload text)"; data=$events ;;
+    orders|orders_client)
+      def="CREATE UNLOGGED TABLE ab_t (id bigint, customer int, amount numeric(12,2), placed timestamptz, note text)"
+      data=$orders; [ "$w" = orders_client ] && client=1 ;;
     events_client) def="CREATE UNLOGGED TABLE ab_t (id bigint, kind int, payload text)"
                    data=$events; client=1 ;;
     *) echo "ab.sh: unknown workload $w"; exit 2 ;;
