@@ -418,6 +418,35 @@ fn load_error_context_names_line_and_column() {
     );
 }
 
+/// The reader converts dates, timestamps, timestamptz and numerics in one spelling only, whose
+/// meaning does not depend on the session; under other DateStyles and TimeZones the tables
+/// after fastcopy and after COPY are still the same (the other spellings in the file are the
+/// server's, under the session's settings, on both sides).
+#[pg_test]
+fn load_typed_values_match_copy_under_other_datestyles_and_timezones() {
+    let defs = "id bigint, d date, tz timestamptz, ts timestamp, n numeric(12,2), m numeric, note text";
+    let path = scratch_file("typed", corpus_file("typed_formed.txt"));
+    for (style, zone) in [
+        ("SQL, DMY", "America/New_York"),
+        ("German", "Asia/Kolkata"),
+        ("Postgres, YMD", "Pacific/Chatham"),
+        ("ISO, MDY", "UTC"),
+    ] {
+        Spi::run(&format!("SET DateStyle = '{style}'; SET TimeZone = '{zone}'")).unwrap();
+        Spi::run("DROP TABLE IF EXISTS fc_ty_copy, fc_ty_fast").unwrap();
+        Spi::run(&format!("CREATE TABLE fc_ty_copy ({defs}); CREATE TABLE fc_ty_fast ({defs})"))
+            .unwrap();
+        Spi::run(&format!("COPY fc_ty_copy FROM '{path}'")).unwrap();
+        Spi::run(&format!("SELECT fastcopy.load('fc_ty_fast', '{path}')")).unwrap();
+        // compared as stored: the text forms in UTC and ISO, then the rows
+        Spi::run("SET DateStyle = 'ISO, MDY'; SET TimeZone = 'UTC'").unwrap();
+        let (a, b) = (table_text("fc_ty_copy"), table_text("fc_ty_fast"));
+        assert!(a.len() > 100_000, "{style} {zone}: {} bytes", a.len());
+        assert!(a == b, "{style} {zone}: the tables differ");
+    }
+    let _ = std::fs::remove_file(&path);
+}
+
 #[pg_test]
 fn load_flushes_follow_buffer_settings() {
     Spi::run("CREATE TABLE fc_buf (a int)").unwrap();
