@@ -6,7 +6,8 @@
 //! underscores, hexadecimal, longer numbers) is `None`: the server's `numeric_in` reads it.
 //!
 //! The value is what `numeric_in` makes of it:
-//! - with a typmod (precision p, scale s; `0 <= s <= p`), it is rounded to s fraction digits,
+//! - with a typmod (precision p, scale s; `0 <= s <= p`, and the integer digits written and s
+//!   together at most [`MAX_DIGITS`]), it is rounded to s fraction digits,
 //!   half away from zero (`round_var`), its display scale is s, and more than p - s integer
 //!   digits after rounding is the server's overflow error (`None` here);
 //! - without one, the display scale is the number of fraction digits written;
@@ -76,7 +77,8 @@ pub fn parse_numeric(b: &[u8], typmod: Option<Typmod>, out: &mut [u8; MAX_BODY])
         }
         Some(t) => {
             let s = t.scale as usize;
-            if s > t.precision as usize || s > MAX_DIGITS {
+            // (the digits kept, the integer ones and s of fraction, fit the same room)
+            if s > t.precision as usize || int.len() + s > MAX_DIGITS {
                 return None;
             }
             for i in 0..s {
@@ -254,6 +256,12 @@ mod tests {
         }
         assert!(parse(&"9".repeat(MAX_DIGITS), None).is_some());
         assert!(parse(&"9".repeat(MAX_DIGITS + 1), None).is_none());
+        // integer digits and the scale's fraction digits together: at most MAX_DIGITS (the
+        // fuzzer's find: 37 integer digits at scale 5 ran past the digit buffer)
+        let t = (MAX_DIGITS as u32 + 10, 5);
+        assert!(parse(&"8".repeat(MAX_DIGITS - 5), Some(t)).is_some());
+        assert!(parse(&"8".repeat(MAX_DIGITS - 4), Some(t)).is_none());
+        assert!(parse(&format!("{}.99", "8".repeat(MAX_DIGITS - 4)), Some(t)).is_none());
         // the longest body fits
         let s = format!("9.{}", "9".repeat(MAX_DIGITS - 1));
         assert!(parse(&s, Some((MAX_DIGITS as u32, MAX_DIGITS as u32 - 2))).is_some());

@@ -896,7 +896,7 @@ mod tests {
     #[test]
     fn a_holding_reader_ends_when_the_writer_goes() {
         use crate::stream::ReaderState;
-        let (mut w, mut reader, ready) = stream_of(b"1\n2");
+        let (w, mut reader, ready) = stream_of(b"1\n2");
         std::thread::scope(|s| {
             let h = s.spawn(move || {
                 let mut block = RowBlock::new(100);

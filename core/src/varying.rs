@@ -617,26 +617,8 @@ mod tests {
     /// no room. A NULL where the column does not allow it is the loader's.
     #[test]
     fn nulls_take_a_bitmap_and_no_room() {
-        let p = null_plan(
-            vec![
-                Piece::Int {
-                    field: 0,
-                    width: 4,
-                    align: 4,
-                },
-                Piece::Text {
-                    field: 1,
-                    limit: Limit::Any,
-                    align: 4,
-                },
-                Piece::Int {
-                    field: 2,
-                    width: 8,
-                    align: 8,
-                },
-            ],
-            vec![true, true, false],
-        );
+        // int4, text, int8 (of `pieces`), the int8 NOT NULL
+        let p = null_plan(pieces()[..3].to_vec(), vec![true, true, false]);
         let ints = [Some(1), None, Some(5)];
         let without = form(&p, &ints, &[Some(b"1"), Some(b"ab"), Some(b"5")]).unwrap();
         assert_eq!(&without[8 + 20..8 + 24], &[2, 0, 24, 0]);

@@ -203,20 +203,23 @@ scenario "pages with unused line pointers that are not all-visible (VACUUM, then
   "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
   "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')" reused
+# reader_formed LABEL FILE: loading FILE again into the last scenario's table, the reader formed
+# its tuples (the DEBUG1 line that says so)
+reader_formed() {
+  local formed
+  formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
+                -c "SELECT fastcopy.load('pg_on', '$2')" 2>&1)
+  check "$1: the reader formed the tuples (its DEBUG1 line)" \
+    'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
+}
 scenario "int, char(n) of three lengths (a pgbench_accounts-like filler), bigint: tuples the reader forms" \
   "CREATE TABLE %T (a int, c char(6), b bigint, d char, e char(84))" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-chars')"
-formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
-              -c "SELECT fastcopy.load('pg_on', '$data-chars')" 2>&1)
-check "char(n) columns: the reader formed the tuples (its DEBUG1 line)" \
-  'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
+reader_formed "char(n) columns" "$data-chars"
 scenario "int, text of 0 to 139 bytes, bigint, varchar(12) (over 12 bytes: the input function's), char(130): tuples of their own layout the reader forms" \
   "CREATE TABLE %T (a int, t text, b bigint, v varchar(12), c char(130))" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-texts')"
-formed=$(psql -c "SET client_min_messages = debug1" -c "TRUNCATE pg_on" \
-              -c "SELECT fastcopy.load('pg_on', '$data-texts')" 2>&1)
-check "text columns: the reader formed the tuples (its DEBUG1 line)" \
-  'grep -q "the reader forms the tuples of \"pg_on\"" <<<"$formed"' "$formed"
+reader_formed "text columns" "$data-texts"
 scenario "a primary key and an index" \
   "CREATE TABLE %T (a int PRIMARY KEY, b text, c bigint, d bool); CREATE INDEX ON %T (c)" "SELECT 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')"

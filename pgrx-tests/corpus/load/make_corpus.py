@@ -927,6 +927,11 @@ case("typed_formed_notnull.txt",
              for i in range(1, 2001)]),
      "id int, d date NOT NULL, n numeric",
      note="NULLs in a nullable numeric next to a NOT NULL date")
+case("typed_numeric_long.txt",
+     lines(*[b"%d\t%s.%s" % (i, b"8" * (20 + i % 26), b"9" * (i % 8)) for i in range(1, 2001)]),
+     "id int, n numeric(50,5)",
+     note="20 to 45 integer digits at scale 5: past the reader's 40 digits the server's numeric_in "
+          "(a panic in the reader before the fuzzer found it), rounding into the integer digits")
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]
