@@ -208,8 +208,9 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
             ) if !target.binary && !col.force_null && !col.force_not_null => {
                 let kind = match *typioparam {
                     pg_sys::DATEOID => Typed::Date,
-                    pg_sys::TIMESTAMPOID => Typed::Timestamp,
-                    pg_sys::TIMESTAMPTZOID => Typed::Timestamptz,
+                    // (timestamp(p) below 6 rounds the fraction: the server's input function)
+                    pg_sys::TIMESTAMPOID if matches!(*typmod, -1 | 6) => Typed::Timestamp,
+                    pg_sys::TIMESTAMPTZOID if matches!(*typmod, -1 | 6) => Typed::Timestamptz,
                     pg_sys::NUMERICOID => match numeric_typmod(*typmod) {
                         Some(t) => Typed::Numeric(t),
                         None => return plan,

@@ -932,6 +932,11 @@ case("typed_numeric_long.txt",
      "id int, n numeric(50,5)",
      note="20 to 45 integer digits at scale 5: past the reader's 40 digits the server's numeric_in "
           "(a panic in the reader before the fuzzer found it), rounding into the integer digits")
+case("typed_timestamp_precision.txt",
+     lines(*[b"%d\t2024-03-%02d 10:11:12.%06d\t2024-03-%02d 10:11:12.%d+02\tx" % (
+         i, 1 + i % 28, i * 7919 % 1000000, 1 + i % 28, i % 10) for i in range(1, 2001)]),
+     "id int, ts timestamp(0), tz timestamptz(2), t text",
+     note="timestamp(0) and timestamptz(2) round the fraction: their values are the server's")
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]
