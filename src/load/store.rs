@@ -89,14 +89,14 @@ impl Batch {
     ///
     /// # Safety
     /// `target.fast`; `tuple` was formed for it in the batch memory, `len` bytes long (its
-    /// `t_len`), without a NULL in a NOT NULL column if `no_nulls`.
+    /// `t_len`), without a NULL in a NOT NULL column if `not_null_met`.
     #[inline(always)]
     unsafe fn store_tuple(
         &mut self,
         target: &Target,
         tuple: pg_sys::HeapTuple,
         len: usize,
-        no_nulls: bool,
+        not_null_met: bool,
         row: RowMark,
     ) -> Stored {
         // SAFETY: as the function's contract.
@@ -108,7 +108,8 @@ impl Batch {
             // a row without a NULL in its NOT NULL columns passes their constraints: nothing
             // to test when they are the only ones
             let constraints = buf.has_constraints
-                && (!buf.not_null_only || (!no_nulls && tuple::has_null_in(tuple, &buf.not_null)));
+                && (!buf.not_null_only
+                    || (!not_null_met && tuple::has_null_in(tuple, &buf.not_null)));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
                 // NULL in a NOT NULL column through a slot first, for the server's error)

@@ -540,6 +540,8 @@ impl Former {
             }
             // (a NULL in a NOT NULL column is the loader's, for the constraint's error)
             nullable.push(!a.attnotnull);
+            // a varlena that heap_fill_tuple may give a one-byte header
+            let packable = a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN;
             pieces.push(match (*source)? {
                 Source::Int { field, width } => {
                     if !a.attbyval || a.attlen as usize != width {
@@ -551,30 +553,16 @@ impl Former {
                         align,
                     }
                 }
-                Source::Padded { field, n }
-                | Source::Text {
+                Source::Padded { field, n } if packable => Piece::Text {
                     field,
-                    max: Some(n),
-                } if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN => {
-                    let limit = match source {
-                        Some(Source::Padded { .. }) => Limit::Padded(n),
-                        _ => Limit::Bytes(n),
-                    };
-                    Piece::Text {
-                        field,
-                        limit,
-                        align,
-                    }
-                }
-                Source::Text { field, max: None }
-                    if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN =>
-                {
-                    Piece::Text {
-                        field,
-                        limit: Limit::Any,
-                        align,
-                    }
-                }
+                    limit: Limit::Padded(n),
+                    align,
+                },
+                Source::Text { field, max } if packable => Piece::Text {
+                    field,
+                    limit: max.map_or(Limit::Any, Limit::Bytes),
+                    align,
+                },
                 Source::Typed { field, kind } => match kind {
                     Typed::Date if a.attbyval && a.attlen == 4 => Piece::Date { field, align },
                     Typed::Timestamp | Typed::Timestamptz if a.attbyval && a.attlen == 8 => {
@@ -585,26 +573,21 @@ impl Former {
                             align,
                         }
                     }
-                    Typed::Numeric(typmod)
-                        if a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN =>
-                    {
-                        Piece::Numeric {
-                            field,
-                            typmod,
-                            align,
-                        }
-                    }
+                    Typed::Numeric(typmod) if packable => Piece::Numeric {
+                        field,
+                        typmod,
+                        align,
+                    },
                     _ => return None,
                 },
                 _ => return None,
             });
             types.push((a.atttypid, a.atttypmod));
         }
-        let pieces_ = pieces.clone();
         // the server's tuple of one sample row: the chunk up to the end of the tuple, its
         // `t_data` pointer zeroed (`copy_formed` sets it)
         let server = |(ints, texts, null): &Sample| -> Option<Vec<u8>> {
-            let values: Vec<pg_sys::Datum> = pieces_
+            let values: Vec<pg_sys::Datum> = pieces
                 .iter()
                 .enumerate()
                 .map(|(i, p)| match *p {
@@ -624,7 +607,7 @@ impl Former {
                     }
                 })
                 .collect();
-            let nulls: Vec<bool> = pieces_.iter().map(|p| null[p.field()]).collect();
+            let nulls: Vec<bool> = pieces.iter().map(|p| null[p.field()]).collect();
             // SAFETY: one value per attribute, of its type (an integer Datum of the column's
             // width, a text varlena: bpchar_datum's value with no spaces added); heap_form_tuple
             // only reads them, and returns one palloc chunk: the HeapTupleData, then the tuple
