@@ -63,6 +63,12 @@ pub static EXTEND_PAGES: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_METHOD: GucSetting<ExtendMethod> =
     GucSetting::<ExtendMethod>::new(ExtendMethod::Auto);
 pub static PAGE_PATH: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static CLIENT_THREAD: GucSetting<bool> = GucSetting::<bool>::new(true);
+
+/// Whether a thread of fastcopy's reads a client's COPY data from its socket (`load/socket.rs`).
+pub fn client_thread() -> bool {
+    CLIENT_THREAD.get()
+}
 
 /// `fastcopy.page_path`: buffered rows of plain heap tables go onto heap pages through
 /// fastcopy's page writer (`load/pages.rs`) rather than `heap_multi_insert`.
@@ -135,6 +141,14 @@ pub fn init() {
         c"Whether fastcopy writes the heap pages of plain tables itself.",
         c"on: rows go onto heap pages through fastcopy's page writer, logged as heap_multi_insert logs them; off: through heap_multi_insert.",
         &PAGE_PATH,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_bool_guc(
+        c"fastcopy.client_thread",
+        c"Whether a thread of fastcopy's reads a client's COPY data from its socket.",
+        c"on: on a connection without TLS or GSSAPI encryption, a thread reads the client's messages while the backend inserts; off: the backend reads them between the row blocks it loads.",
+        &CLIENT_THREAD,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -8,6 +8,7 @@
 //! - [`decode`]: the [`decode::Decoder`] trait every data format implements.
 //! - [`binary`]: the COPY binary format's decoder.
 //! - [`datetime`]: `date`, `timestamp` and `timestamptz` in the ISO spelling pg_dump writes.
+//! - [`copyin`]: the COPY-in protocol's messages, read from the client's socket.
 //! - [`chunks`]: the chunked, verified input buffer every format reads from.
 //! - [`input`]: the COPY text-format and CSV row splitters.
 //! - [`mb`]: the checks of the multibyte server encodings other than UTF-8 (EUC_*, MULE).
@@ -19,6 +20,7 @@
 
 pub mod binary;
 pub mod chunks;
+pub mod copyin;
 pub mod datetime;
 pub mod decode;
 pub mod input;

@@ -9,6 +9,9 @@
 //! reader is blocked on a full block queue would wait forever.) The stream ends only by
 //! [`StreamWriter::try_finish`]: a writer dropped without it (an ERROR on the backend) is an error
 //! on the reader's side, never a clean end of the data.
+//!
+//! A writer on a thread of its own (the socket reader of `src/load/socket.rs`, which nothing
+//! waits for) may block instead: [`StreamWriter::send_wait`] and its kin wait for room.
 
 use std::io::{self, Read};
 use std::sync::Arc;
@@ -248,6 +251,40 @@ impl StreamWriter {
     }
 }
 
+impl StreamWriter {
+    /// Sends a chunk, waiting while `chunks` are in flight; `Err(Closed)` once the reader is
+    /// gone. Only for a writer that no one waits for (see the module comment).
+    pub fn send_wait(&mut self, chunk: Vec<u8>) -> Result<(), Refused> {
+        self.send_blocking(Msg::Data(chunk))
+    }
+
+    /// The end of the data, as [`send_wait`](Self::send_wait) sends.
+    pub fn finish_wait(&mut self) -> Result<(), Refused> {
+        self.send_blocking(Msg::End)
+    }
+
+    /// The error where the data stops, as [`send_wait`](Self::send_wait) sends.
+    pub fn fail_wait(&mut self, error: ServerError) -> Result<(), Refused> {
+        self.send_blocking(Msg::Fail(error))
+    }
+
+    /// As `send`, waiting for room (counted as queued while it waits: the reader, which
+    /// finds a message queued, reads and gets it once it is in).
+    fn send_blocking(&mut self, msg: Msg) -> Result<(), Refused> {
+        self.shared.state.fetch_add(1, Ordering::SeqCst);
+        match self.tx.send(msg) {
+            Ok(()) => {
+                self.shared.wake();
+                Ok(())
+            }
+            Err(_) => {
+                self.shared.state.fetch_sub(1, Ordering::SeqCst);
+                Err(Refused::Closed)
+            }
+        }
+    }
+}
+
 impl StreamReader {
     /// Whether input is queued, for the decoder's caller (it outlives the reader's move into
     /// the decoder).
@@ -415,5 +452,35 @@ mod tests {
         );
         // and again on the next read
         assert!(r.read(&mut [0u8; 4]).is_err());
+    }
+
+    #[test]
+    fn a_blocking_writer_waits_for_room_and_sees_the_reader_go() {
+        let (mut w, mut r) = channel(1);
+        let data: Vec<u8> = (0..50_000u32).map(|i| (i % 241) as u8).collect();
+        std::thread::scope(|s| {
+            let h = s.spawn(move || {
+                let mut out = Vec::new();
+                r.read_to_end(&mut out).unwrap();
+                out
+            });
+            for part in data.chunks(1000) {
+                w.send_wait(part.to_vec()).unwrap();
+            }
+            w.finish_wait().unwrap();
+            assert_eq!(h.join().unwrap(), data);
+        });
+        // the reader gone: refused, not blocked
+        let (mut w, r) = channel(1);
+        w.send_wait(vec![1]).unwrap();
+        drop(r);
+        assert!(matches!(w.send_wait(vec![2]), Err(Refused::Closed)));
+        assert!(matches!(
+            w.fail_wait(ServerError {
+                sqlstate: crate::sqlstate::SqlState::QUERY_CANCELED,
+                message: "x".into()
+            }),
+            Err(Refused::Closed)
+        ));
     }
 }

@@ -7,6 +7,7 @@
 //! backend drops its end (an ERROR unwinding the load).
 
 use super::pump::{Pump, Step};
+use super::socket::{self, SocketThread};
 use crate::error::raise;
 use fastcopy_core::decode::Decoder;
 use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
@@ -24,6 +25,9 @@ const BLOCKS: usize = 4;
 /// How long the backend waits for a block while the client stream is full (then it offers
 /// the data again: the reader may need more of it to finish a long row).
 const PUMP_WAIT: std::time::Duration = std::time::Duration::from_millis(1);
+/// How long the backend waits for a block from a client read by the socket thread before it
+/// looks at a termination request.
+const SOCKET_WAIT: std::time::Duration = std::time::Duration::from_millis(10);
 
 /// Where filled row blocks come from.
 pub enum Blocks<'a> {
@@ -38,6 +42,8 @@ pub enum Blocks<'a> {
         full: Receiver<RowBlock>,
         empty: SyncSender<RowBlock>,
         pump: Option<Pump<'a>>,
+        /// The thread reading a client's socket, instead of the pump.
+        socket: Option<SocketThread>,
     },
 }
 
@@ -62,6 +68,15 @@ impl<'a> Blocks<'a> {
         D: Decoder + Send + 'scope,
     {
         let ready = pump.as_ref().and_then(|p| p.readiness());
+        // a client's stream on a plain connection: read by a thread of its own
+        let mut pump = pump;
+        let mut writer = None;
+        if let Some(fd) = pump.as_ref().and_then(|_| socket::plain_socket())
+            && let Some(w) = pump.as_mut().and_then(Pump::take_writer)
+        {
+            writer = Some((fd, w));
+            pump = None;
+        }
         let (full_tx, full) = sync_channel(BLOCKS);
         let (empty, empty_rx) = sync_channel(BLOCKS);
         for _ in 0..BLOCKS {
@@ -69,20 +84,31 @@ impl<'a> Blocks<'a> {
             let _ = empty.send(RowBlock::new(BLOCK_ROWS));
         }
         let spawned = with_signals_blocked(|| {
-            std::thread::Builder::new()
+            let reader = std::thread::Builder::new()
                 .name("fastcopy reader".into())
                 .spawn_scoped(scope, move || {
                     produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan, ready)
-                })
+                });
+            let socket = match (&reader, writer) {
+                (Ok(_), Some((fd, w))) => Some(SocketThread::spawn(scope, fd, w)),
+                _ => None,
+            };
+            (reader, socket)
         });
         // raised after the signal mask is back
-        if let Err(e) = spawned {
-            raise(
+        let socket = match spawned {
+            (Err(e), _) | (_, Some(Err(e))) => raise(
                 PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
                 format!("could not start the reader thread: {e}"),
-            );
+            ),
+            (Ok(_), socket) => socket.map(|s| s.unwrap_or_else(|_| unreachable!("matched above"))),
+        };
+        Blocks::Thread {
+            full,
+            empty,
+            pump,
+            socket,
         }
-        Blocks::Thread { full, empty, pump }
     }
 
     /// The next filled block (the last one has `end` set).
@@ -99,6 +125,23 @@ impl<'a> Blocks<'a> {
                 block.fill(decoder.as_mut(), BLOCK_BYTES, plan.as_ref(), None);
                 block
             }
+            Blocks::Thread {
+                full,
+                socket: Some(socket),
+                ..
+            } => loop {
+                // the socket thread reads the client; this thread only waits for the rows
+                match full.recv_timeout(SOCKET_WAIT) {
+                    Ok(block) => {
+                        if matches!(block.end, Some(Err(_))) {
+                            socket.before_error();
+                        }
+                        return block;
+                    }
+                    Err(RecvTimeoutError::Timeout) => socket::die_check(),
+                    Err(RecvTimeoutError::Disconnected) => reader_gone(),
+                }
+            },
             Blocks::Thread {
                 full, pump: None, ..
             } => full.recv().unwrap_or_else(|_| reader_gone()),
@@ -145,11 +188,15 @@ impl<'a> Blocks<'a> {
     /// After the last block: a client stream is read up to its end (CopyDone), as COPY does
     /// after the end-of-data marker.
     pub fn finish(&mut self) {
-        if let Blocks::Thread {
-            pump: Some(pump), ..
-        } = self
-        {
-            pump.drain();
+        match self {
+            Blocks::Thread {
+                pump: Some(pump), ..
+            } => pump.drain(),
+            Blocks::Thread {
+                socket: Some(socket),
+                ..
+            } => socket.finish(),
+            _ => {}
         }
     }
 

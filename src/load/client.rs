@@ -22,8 +22,8 @@ use pgrx::prelude::*;
 use std::ffi::c_int;
 
 /// `PQ_LARGE_MESSAGE_LIMIT` and `PQ_SMALL_MESSAGE_LIMIT` (libpq.h).
-const LARGE_MESSAGE_LIMIT: c_int = 0x3fff_ffff - 1;
-const SMALL_MESSAGE_LIMIT: c_int = 10000;
+const LARGE_MESSAGE_LIMIT: c_int = fastcopy_core::copyin::LARGE_MESSAGE_LIMIT as c_int;
+const SMALL_MESSAGE_LIMIT: c_int = fastcopy_core::copyin::SMALL_MESSAGE_LIMIT as c_int;
 
 mod pq {
     use std::ffi::c_int;
@@ -326,17 +326,44 @@ unsafe fn read_body(buf: &mut Vec<u8>, limit: c_int) -> Result<(), &'static str>
 }
 
 /// `ereport(COMMERROR, …)`: a protocol violation written to the server log only.
-fn log_protocol_violation(message: &'static str) {
+pub fn log_protocol_violation(message: &str) {
     ereport!(
         PgLogLevel::LOG_SERVER_ONLY,
         PgSqlErrorCode::ERRCODE_PROTOCOL_VIOLATION,
-        message
+        message.to_string()
     );
 }
 
 /// The message types of the COPY-in sub-protocol.
 fn expected(mtype: c_int) -> bool {
-    matches!(mtype as u8, b'd' | b'c' | b'f' | b'H' | b'S')
+    fastcopy_core::copyin::expected(mtype as u8)
+}
+
+/// Nothing of the client's is in the server's receive buffer (the socket thread reads the
+/// socket itself only then).
+pub fn receive_buffer_empty() -> bool {
+    // SAFETY: backend thread, with a client connection (the hook takes STDIN only then).
+    !unsafe { pq::buffered() }
+}
+
+/// Where the socket thread met the connection's end: the server's state as `read_one` leaves
+/// it there (a message begun, cancel interrupts held), so that the ERROR ends the connection
+/// as the server's does (its main loop finds a message half read: protocol sync is lost).
+pub fn leave_message_half_read() {
+    // SAFETY: backend thread, with a client connection; nothing is being read (the socket
+    // thread has stopped), so pq_startmsgread only marks a message as begun.
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| pq::pq_startmsgread());
+        pg_sys::QueryCancelHoldoffCount += 1;
+    }
+}
+
+/// The socket thread ended without saying how (it cannot, short of a panic).
+pub fn raise_thread_gone() -> ! {
+    raise(
+        PgSqlErrorCode::ERRCODE_INTERNAL_ERROR,
+        "the fastcopy socket thread stopped unexpectedly",
+    )
 }
 
 /// The client's socket has something to read (data, or its end), without waiting.

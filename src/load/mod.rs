@@ -47,6 +47,7 @@ mod position;
 mod progress;
 mod pump;
 mod receive;
+mod socket;
 mod source;
 pub mod spec;
 mod store;

@@ -106,6 +106,18 @@ impl<'a> Pump<'a> {
         }
     }
 
+    /// The stream's writer, for the socket thread (`socket.rs`) to write into instead: from a
+    /// client's stream with nothing to convert, before anything was pumped (the pump is then
+    /// done with).
+    pub fn take_writer(&mut self) -> Option<StreamWriter> {
+        let fresh = matches!(self.origin, Origin::Client(_))
+            && self.transcoder.is_none()
+            && self.gathered.is_empty()
+            && self.pending.is_none()
+            && !self.ended;
+        if fresh { self.writer.take() } else { None }
+    }
+
     /// Converts with `transcoder` from now on (before anything was pumped).
     pub fn convert_with(&mut self, transcoder: Transcoder) {
         self.transcoder = Some(transcoder);
@@ -326,6 +338,6 @@ impl ClientEnd {
     }
 }
 
-fn raise_server_error(e: ServerError) -> ! {
+pub(super) fn raise_server_error(e: ServerError) -> ! {
     crate::error::raise(PgSqlErrorCode::from(e.sqlstate.packed()), e.message)
 }
