@@ -2,9 +2,10 @@
 """A minimal frontend that speaks the COPY-in sub-protocol byte by byte (no libpq), to send
 what libpq-based clients never send: thousands of tiny CopyData messages, Flush and Sync in
 the middle of a stream, a CopyFail with our own text, an unexpected message type. Each
-scenario runs with fastcopy.copy_from off and require; the outcome (rows loaded, or the
-SQLSTATE and message of the error, and whether the connection still answers) must be the
-same. Prints one ok/FAIL line per scenario; exit 1 on a difference.
+scenario runs with fastcopy.copy_from off, require (the client's socket read by fastcopy's
+socket thread) and require with fastcopy.client_thread off (read by the backend between row
+blocks); the outcome (rows loaded, or the SQLSTATE and message of the error, and whether the
+connection still answers) must be the same. Prints one ok/FAIL line per scenario; exit 1 on a difference.
   copy_protocol.py SOCKET-DIR PORT
 """
 import socket
@@ -75,7 +76,12 @@ class Conn:
 
 
 def scenario(mode, steps):
-    opts = "" if mode == "off" else "-c session_preload_libraries=fastcopy -c fastcopy.copy_from=require"
+    opts = {
+        "off": "",
+        "require": "-c session_preload_libraries=fastcopy -c fastcopy.copy_from=require",
+        "require, client_thread off": "-c session_preload_libraries=fastcopy -c fastcopy.copy_from=require"
+        " -c fastcopy.client_thread=off",
+    }[mode]
     c = Conn(opts)
     c.query("TRUNCATE pr")
     state, _ = c.query("COPY pr FROM STDIN")
@@ -117,13 +123,17 @@ cases = {
     "the connection ends in the middle of a CopyData message":
         rows(1000) + [(None, b"d" + struct.pack("!i", 104) + b"1000\tpart"), (b"EOF", b"")],
     "the connection ends between two messages": rows(1000) + [(b"EOF", b"")],
+    "a Query sent right behind CopyDone (nothing read past CopyDone)":
+        rows(30) + [(b"c", b""), (b"Q", b"SELECT count(*) FROM pr\0")],
+    "a Sync sent right behind CopyDone": rows(30) + [(b"c", b""), (b"S", b"")],
 }
 for label, steps in cases.items():
     off = scenario("off", steps)
-    on = scenario("require", steps)
-    if off == on:
-        print(f"ok   protocol: {label}: {on}")
-    else:
-        print(f"FAIL protocol: {label}\n       off: {off}\n       require: {on}")
-        fail = 1
+    for mode in ("require", "require, client_thread off"):
+        on = scenario(mode, steps)
+        if off == on:
+            print(f"ok   protocol ({mode}): {label}: {on}")
+        else:
+            print(f"FAIL protocol ({mode}): {label}\n       off: {off}\n       {mode}: {on}")
+            fail = 1
 sys.exit(fail)
