@@ -19,6 +19,8 @@ use std::collections::HashMap;
 
 /// COPY's `MAX_PARTITION_BUFFERS`: buffers kept after a flush (least recently used dropped).
 const MAX_BUFFERS: usize = 32;
+/// WAL bytes between two of [`Batch::nudge_wal_writer`]'s requests to the WAL writer.
+const WAL_HINT: u64 = 1 << 20;
 
 /// The pending rows of one result relation, and the facts about it every row needs (computed
 /// once, when its first row arrives).
@@ -433,6 +435,8 @@ pub struct Batch {
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
     pub flushes: u64,
+    /// The WAL position at the last request to the WAL writer ([`Batch::nudge_wal_writer`]).
+    wal_hint: pg_sys::XLogRecPtr,
     /// Rows a foreign table's FDW did not insert since the loader last asked
     /// ([`take_not_inserted`](Self::take_not_inserted)).
     not_inserted: u64,
@@ -459,6 +463,8 @@ impl Batch {
             tick: 0,
             arena: Arena::new(),
             flushes: 0,
+            // SAFETY: backend thread; the call reads the insert position under a spinlock.
+            wal_hint: unsafe { pg_sys::GetXLogInsertRecPtr() },
             not_inserted: 0,
             pages_extended: 0,
             extend_calls: 0,
@@ -559,6 +565,7 @@ impl Batch {
         }
         // SAFETY: nothing refers to the batch memory now: every row is in the heap.
         unsafe { self.reset_memory(target) };
+        self.nudge_wal_writer();
         self.used = 0;
         self.bytes = 0;
         self.dropped = 0;
@@ -576,6 +583,26 @@ impl Batch {
             let (pages, calls) = unsafe { gone.finish(target) };
             self.pages_extended += pages;
             self.extend_calls += calls;
+        }
+    }
+
+    /// After a flush, each time the WAL has grown by [`WAL_HINT`] bytes since the last time:
+    /// asks the WAL writer to write (and flush) it in the background, as an asynchronous
+    /// commit asks (`XLogSetAsyncXactLSN`). Without it a logged load's backend writes the WAL
+    /// itself whenever the WAL buffers are full, and fsyncs each segment it completes, on the
+    /// load's critical path; the WAL writer, on another core, then does that work instead. The
+    /// WAL is the same, only written sooner than needed (commit still flushes it). A load
+    /// that writes no WAL (an unlogged table) does not move the position by itself.
+    fn nudge_wal_writer(&mut self) {
+        // SAFETY: backend thread, outside a critical section; both calls take a spinlock, and
+        // the second may set the WAL writer's latch.
+        unsafe {
+            let lsn = pg_sys::GetXLogInsertRecPtr();
+            if lsn < self.wal_hint + WAL_HINT {
+                return;
+            }
+            self.wal_hint = lsn;
+            pg_sys::XLogSetAsyncXactLSN(lsn);
         }
     }
 

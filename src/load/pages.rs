@@ -60,8 +60,6 @@ const TUPLE_HEADER: usize = offset_of!(pg_sys::HeapTupleHeaderData, t_bits);
 const SHORT_COPY: usize = 64;
 /// `MaxHeapTuplesPerPage`.
 const MAX_TUPLES_PER_PAGE: usize = (BLCKSZ - PAGE_HEADER) / (maxalign(TUPLE_HEADER) + LINE_POINTER);
-/// WAL bytes between two of [`Pages::nudge_wal_writer`]'s requests to the WAL writer.
-const WAL_HINT: u64 = 1 << 20;
 /// `TOAST_TUPLE_THRESHOLD`: longer tuples go through the toaster (`heap_prepare_insert`).
 pub(super) const TOAST_THRESHOLD: usize =
     ((BLCKSZ - maxalign(PAGE_HEADER + 4 * LINE_POINTER)) / 4) & !7;
@@ -160,9 +158,6 @@ pub struct Pages {
     handed_over: u64,
     /// Pages filled through `PageAddItemExtended` (they had unused line pointers).
     reused_pages: u64,
-    /// The WAL position up to which the WAL writer was last asked to write (see
-    /// [`Pages::nudge_wal_writer`]).
-    wal_hint: pg_sys::XLogRecPtr,
 }
 
 impl Pages {
@@ -213,7 +208,6 @@ impl Pages {
                 toasted_flushes: 0,
                 handed_over: 0,
                 reused_pages: 0,
-                wal_hint: 0,
             })
         }
     }
@@ -468,17 +462,15 @@ impl Pages {
                 (*hdr).pd_flags |= all_visible;
             }
             pg_sys::MarkBufferDirty(buffer);
-            let mut lsn = 0;
             if self.needwal {
                 if ndone + k == n {
                     flags |= XLH_INSERT_LAST_IN_MULTI;
                 }
-                lsn = self.log_page(buffer, ndone, k, empty, flags);
+                let lsn = self.log_page(buffer, ndone, k, empty, flags);
                 (*hdr).pd_lsn.xlogid = (lsn >> 32) as u32;
                 (*hdr).pd_lsn.xrecoff = lsn as u32;
             }
             pg_sys::CritSectionCount -= 1; // END_CRIT_SECTION
-            self.nudge_wal_writer(lsn);
 
             if all_frozen_set {
                 // (InvalidTransactionId: FREEZE's tuples break the visibility rules on purpose)
@@ -495,25 +487,6 @@ impl Pages {
             pg_sys::UnlockReleaseBuffer(buffer);
             Some((k, empty))
         }
-    }
-
-    /// Every [`WAL_HINT`] bytes of WAL this load wrote: asks the WAL writer to write (and
-    /// flush) the WAL up to `lsn` in the background, as an asynchronous commit asks it
-    /// (`XLogSetAsyncXactLSN`). Without it the backend writes the WAL itself whenever the WAL
-    /// buffers are full, and fsyncs each segment it completes, on the load's critical path;
-    /// the WAL writer, on another core, then does that work instead. What is written, and
-    /// when it is durable (commit), are the same; only WAL written sooner than needed.
-    ///
-    /// # Safety
-    /// Backend thread, outside a critical section; `lsn` the end of a record this load wrote
-    /// (0: none).
-    unsafe fn nudge_wal_writer(&mut self, lsn: pg_sys::XLogRecPtr) {
-        if lsn < self.wal_hint + WAL_HINT {
-            return;
-        }
-        self.wal_hint = lsn;
-        // SAFETY: as the function's contract; the call takes a spinlock and sets a latch.
-        unsafe { pg_sys::XLogSetAsyncXactLSN(lsn) };
     }
 
     /// The page's `XLOG_HEAP2_MULTI_INSERT` record for tuples `from..from + k`, as
