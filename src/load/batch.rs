@@ -29,7 +29,7 @@ pub struct Buffer {
     rel: pg_sys::Relation,
     slots: Vec<*mut pg_sys::TupleTableSlot>,
     linenos: Vec<u64>,
-    used: usize,
+    pub(super) used: usize,
     /// NULL for a foreign table (its FDW inserts).
     bistate: pg_sys::BulkInsertState,
     /// A foreign table (the target or a partition): each row goes to its FDW's
@@ -424,13 +424,13 @@ pub struct Batch {
     /// Where each result relation's buffer is in `buffers`.
     index: HashMap<*mut pg_sys::ResultRelInfo, usize>,
     state: BatchState,
-    used: usize,
-    bytes: usize,
+    pub(super) used: usize,
+    pub(super) bytes: usize,
     /// Input bytes of rows converted but not stored since the last flush (excluded by the
     /// WHERE condition, skipped by on_error): their values are in the batch memory too.
     dropped: usize,
-    max_tuples: usize,
-    max_bytes: usize,
+    pub(super) max_tuples: usize,
+    pub(super) max_bytes: usize,
     tick: u64,
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,

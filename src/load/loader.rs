@@ -38,6 +38,8 @@ pub struct Loader<'a> {
     /// `OnError::Rollback`: the row after the one being loaded, where a run resumes after a
     /// rejected value rolled its subtransaction back.
     resume: usize,
+    /// Rows whose tuple the reader formed go in by runs ([`Batch::takes_formed_runs`]).
+    formed_runs: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -47,15 +49,17 @@ impl<'a> Loader<'a> {
         pos: &'a Position,
         progress: &'a Progress,
     ) -> Loader<'a> {
+        let batch = Batch::new(
+            target,
+            guc::max_buffered_tuples(),
+            guc::max_buffered_bytes(),
+        );
         Loader {
             target,
             pos,
             progress,
-            batch: Batch::new(
-                target,
-                guc::max_buffered_tuples(),
-                guc::max_buffered_bytes(),
-            ),
+            formed_runs: batch.takes_formed_runs(target),
+            batch,
             stats: LoadStats::default(),
             on_error: choose_on_error(spec.on_error, target),
             log_verbosity: spec.log_verbosity,
@@ -141,6 +145,13 @@ impl<'a> Loader<'a> {
         let rows = block.rows();
         let mut r = from;
         while r < rows.len() {
+            if self.formed_runs && block.tuple(r).is_some() {
+                let (next, full) = self.load_formed_run(block, r);
+                if full || next == rows.len() {
+                    return (next, full);
+                }
+                r = next;
+            }
             self.resume = r + 1;
             let stored = self.load_row(block, r);
             // COPY checks for a cancel once per row, at the row it has just stored
@@ -176,6 +187,31 @@ impl<'a> Loader<'a> {
             }
         }
         (r, false)
+    }
+
+    /// A run of rows whose tuples the reader formed, from `from` on ([`Batch::store_formed_run`]:
+    /// the per-row steps of `load_row` and `load_run` that are the same for every such row done
+    /// once for the run); at least one row. Returns as `load_run`.
+    #[inline(never)]
+    fn load_formed_run(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
+        let (rows, pos) = (block.rows(), self.pos);
+        // COPY checks for a cancel once per row, at the row it has just stored
+        let at_interrupt = |r: usize| {
+            pos.at_row_numbered(&rows[r], block.mark(r).line_no);
+            pgrx::check_for_interrupts!();
+        };
+        // SAFETY: `formed_runs` is `takes_formed_runs` of this batch; the block's tuples are
+        // of the target's plan (the reader forms them only for it).
+        let (next, full) = unsafe {
+            self.batch
+                .store_formed_run(self.target, block, from, at_interrupt)
+        };
+        debug_assert!(next > from);
+        self.stats.rows_loaded += (next - from) as u64;
+        self.resume = next;
+        // at the run's last row, as after `load_row`
+        pos.at_row_numbered(&rows[next - 1], block.mark(next - 1).line_no);
+        (next, full)
     }
 
     /// `OnError::Rollback` (15): a run of rows in one subtransaction. A value an input function
@@ -289,7 +325,7 @@ impl<'a> Loader<'a> {
 
 /// A cancel, a timeout or a termination is waiting for `CHECK_FOR_INTERRUPTS`.
 #[inline]
-fn interrupt_pending() -> bool {
+pub(super) fn interrupt_pending() -> bool {
     // SAFETY: backend thread; a signal handler sets the flag, so it is read volatile, as
     // the server's INTERRUPTS_PENDING_CONDITION reads it.
     unsafe { std::ptr::read_volatile(&raw const pgrx::pg_sys::InterruptPending) != 0 }

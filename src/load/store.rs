@@ -10,11 +10,12 @@
 
 use super::batch::Batch;
 use super::convert::Values;
+use super::loader::interrupt_pending;
 use super::target::Target;
 use super::tuple::{self, Former};
 use crate::compat;
 use fastcopy_core::input::Row;
-use fastcopy_core::pipeline::RowMark;
+use fastcopy_core::pipeline::{RowBlock, RowMark};
 use pgrx::pg_sys;
 
 /// What storing a row did.
@@ -82,6 +83,81 @@ impl Batch {
             // them back from the copy just made stalled the loop on the copy's wide stores)
             self.store_tuple(target, tuple, Former::formed_len(formed), true, row)
         }
+    }
+
+    /// Whether a run of reader-formed tuples can go in by [`store_formed_run`]
+    /// (Self::store_formed_run): the target's buffer takes them without slots, rows are not
+    /// inserted one at a time, and no constraint can fail for a formed tuple (a formed tuple
+    /// has no NULL, so NOT NULL constraints alone pass).
+    #[inline]
+    pub fn takes_formed_runs(&self, target: &Target) -> bool {
+        let Some(buf) = self.buffers.first() else {
+            return false;
+        };
+        target.fast && buf.slotless && !buf.single && (!buf.has_constraints || buf.not_null_only)
+    }
+
+    /// The rows of `block` from `from` on whose tuples the reader formed, while they last and
+    /// the batch has room: each copied into the batch memory and handed to the page writer,
+    /// as `store_formed` does row by row, with the batch's accounting done once for the run.
+    /// `interrupted(r)` is called, with the rows before `r + 1` stored and counted, when an
+    /// interrupt is pending after row `r`. Returns (the row after the run, whether the batch
+    /// is full).
+    ///
+    /// # Safety
+    /// [`takes_formed_runs`](Self::takes_formed_runs); the block's tuples are of the target
+    /// former's plan.
+    #[inline]
+    pub unsafe fn store_formed_run(
+        &mut self,
+        target: &Target,
+        block: &RowBlock,
+        from: usize,
+        mut interrupted: impl FnMut(usize),
+    ) -> (usize, bool) {
+        let n = block.rows().len();
+        let mem = target.batch_memory();
+        // the batch is flushed whenever it is full, so it has room for one row at least
+        let room = self.max_tuples.saturating_sub(self.used).max(1);
+        let end = n.min(from + room);
+        let max_bytes = self.max_bytes;
+        let buf = &mut self.buffers[0];
+        let Some(pages) = buf.pages.as_mut() else {
+            return (from, false);
+        };
+        let (mut bytes, mut tuple_bytes) = (self.bytes, buf.tuple_bytes);
+        // rows before `counted` are in the buffer's and the batch's counts
+        let (mut r, mut counted) = (from, from);
+        let mut full = false;
+        while r < end {
+            let Some(formed) = block.tuple(r) else { break };
+            let line_len = block.mark(r).line_len;
+            // SAFETY: a tuple of the former's plan (# Safety); the arena takes a new block
+            // from the batch memory.
+            let tuple = unsafe { target.former.copy_formed(&mut self.arena, mem, formed) };
+            // (its place on a heap page: MAXALIGNed tuple and a line pointer)
+            tuple_bytes += Former::formed_len(formed).next_multiple_of(8) + 4;
+            pages.push(tuple);
+            bytes += line_len;
+            r += 1;
+            if bytes >= max_bytes || r == from + room {
+                full = true;
+                break;
+            }
+            if interrupt_pending() {
+                buf.used += r - counted;
+                self.used += r - counted;
+                counted = r;
+                buf.tuple_bytes = tuple_bytes;
+                self.bytes = bytes;
+                interrupted(r - 1);
+            }
+        }
+        buf.used += r - counted;
+        self.used += r - counted;
+        buf.tuple_bytes = tuple_bytes;
+        self.bytes = bytes;
+        (r, full)
     }
 
     /// The short path's rest: the tuple into its buffer (the page writer's list, or a slot
