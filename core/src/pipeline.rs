@@ -359,6 +359,13 @@ impl RowBlock {
         })
     }
 
+    /// Whether the block's formed tuples are of a fixed plan: all of one length and layout,
+    /// the values in their data bytes only (not a varying plan).
+    #[inline]
+    pub fn fixed_tuples(&self) -> bool {
+        self.tuple_len > 0
+    }
+
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
     /// when the next row would wait for the stream and the writer asks for the rows

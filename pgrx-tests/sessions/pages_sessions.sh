@@ -203,6 +203,17 @@ scenario "pages with unused line pointers that are not all-visible (VACUUM, then
   "CREATE TABLE %T (a int, b text, c bigint, d bool)" \
   "SELECT fastcopy.load('%T', '$data-mixed'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
   "SELECT fastcopy.load('%T', '$data-mixed')" reused
+# the same with rows the reader forms by a fixed plan (kept as data bytes by the page writer:
+# onto pages with unused line pointers through PageAddItemExtended, and handed to
+# heap_multi_insert at an all-visible page)
+scenario "ints: rows, deletions and VACUUM before (free space map, unused line pointers, all-visible pages)" \
+  "CREATE TABLE %T (a int, b int, c int)" \
+  "SELECT fastcopy.load('%T', '$data-ints'); DELETE FROM %T WHERE a % 5 = 0 OR a BETWEEN 20000 AND 30000; VACUUM %T" \
+  "SELECT fastcopy.load('%T', '$data-ints')" visible
+scenario "ints: pages with unused line pointers that are not all-visible (VACUUM, then updates)" \
+  "CREATE TABLE %T (a int, b int, c int)" \
+  "SELECT fastcopy.load('%T', '$data-ints'); DELETE FROM %T WHERE a % 2 = 0; VACUUM %T; UPDATE %T SET c = c + 1 WHERE a % 40 = 1" \
+  "SELECT fastcopy.load('%T', '$data-ints')" reused
 # reader_formed LABEL FILE: loading FILE again into the last scenario's table, the reader formed
 # its tuples (the DEBUG1 line that says so)
 reader_formed() {

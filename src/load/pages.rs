@@ -41,6 +41,7 @@
 //! The layouts of heapam_xlog.h's record structs are mirrored below with compile-time
 //! checks; the one version difference (16's `num_pages` argument) is in this file only.
 
+use super::tuple::HEAPTUPLESIZE;
 use crate::compat;
 use crate::guc;
 use pgrx::pg_sys;
@@ -148,6 +149,11 @@ pub struct Pages {
     /// `RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)`.
     save_free_space: usize,
     tuples: Vec<pg_sys::HeapTuple>,
+    /// The batch's tuples as the reader formed them by a fixed plan, when they came that way
+    /// (then `tuples` is empty): see [`Uniform`].
+    uniform: Uniform,
+    /// The offset numbers of a uniform batch's tuples on the page being filled.
+    offsets: Box<[u16; MAX_TUPLES_PER_PAGE]>,
     /// Where a page's WAL record is put together (heapam.c's `PGAlignedBlock scratch`).
     scratch: Box<[u64; BLCKSZ / 8]>,
     /// Rows this writer put on pages.
@@ -158,6 +164,39 @@ pub struct Pages {
     handed_over: u64,
     /// Pages filled through `PageAddItemExtended` (they had unused line pointers).
     reused_pages: u64,
+}
+
+/// Header bytes (`t_hoff`) a [`Uniform`] tuple may have, at most.
+const UNIFORM_HEAD: usize = 64;
+
+/// A batch of tuples the reader formed by one fixed plan ([`Pages::push_formed`]): every
+/// tuple has the same length and the same header bytes (the plan's template: the values are
+/// in the data bytes only), so the batch keeps the header once and, per tuple, only its data
+/// bytes, `len - hoff` each, one after the other. The page writer puts the (prepared) header
+/// and the data straight onto the page: no tuple of its own per row in the batch memory, no
+/// per-row header to prepare.
+#[derive(Default)]
+struct Uniform {
+    /// Tuples in the batch (0: the batch's tuples, if any, are in `Pages::tuples`).
+    count: usize,
+    /// Their `t_len` and `t_hoff`.
+    len: usize,
+    hoff: usize,
+    /// The header bytes (`t_hoff` of them), prepared by `insert` as `heap_prepare_insert`
+    /// prepares each tuple's.
+    head: [u64; UNIFORM_HEAD / 8],
+    data: Vec<u8>,
+}
+
+impl Uniform {
+    fn head_bytes(&mut self) -> *mut u8 {
+        self.head.as_mut_ptr() as *mut u8
+    }
+
+    fn clear(&mut self) {
+        self.count = 0;
+        self.data.clear();
+    }
 }
 
 impl Pages {
@@ -203,6 +242,8 @@ impl Pages {
                 logical: logical_info && needwal,
                 save_free_space: BLCKSZ * (100 - fillfactor) / 100,
                 tuples: Vec::new(),
+                uniform: Uniform::default(),
+                offsets: Box::new([0; MAX_TUPLES_PER_PAGE]),
                 scratch: Box::new([0; BLCKSZ / 8]),
                 rows: 0,
                 toasted_flushes: 0,
@@ -214,12 +255,92 @@ impl Pages {
 
     /// A tuple formed by `store_fast` for a buffer without slots (no per-row executor step
     /// after the insert: no index, no AFTER ROW trigger, no constraint to check).
+    /// `mem` is the batch memory, where the batch's uniform tuples are formed first if it has
+    /// any ([`Pages::push_formed`]), so that the tuples stay in input order.
     #[inline]
-    pub fn push(&mut self, t: pg_sys::HeapTuple) {
+    pub fn push(&mut self, t: pg_sys::HeapTuple, mem: pg_sys::MemoryContext) {
+        if self.uniform.count > 0 {
+            // SAFETY: `mem` is the batch memory (# Safety of the callers: the tuples live
+            // there until the flush).
+            unsafe { self.materialize(mem) };
+        }
         self.tuples.push(t);
     }
 
-    /// The tuples of the current batch (pushed, or gathered from the slots by `insert`).
+    /// A tuple the reader formed by a fixed plan (`formed`: its `HeapTupleData`, then the
+    /// tuple, as [`super::tuple::Former::copy_formed`] takes it), kept as its data bytes only
+    /// ([`Uniform`]); false, keeping nothing, when the batch already holds tuples of its own
+    /// (the caller pushes this one as they were) or the tuple is not one this way takes.
+    ///
+    /// # Safety
+    /// Every tuple pushed this way in a batch is of the same fixed plan (same length, same
+    /// header bytes), its `t_len` at offset 0 of `formed`.
+    #[inline]
+    pub unsafe fn push_formed(&mut self, formed: &[u8]) -> bool {
+        let u = &mut self.uniform;
+        if u.count == 0 {
+            if !self.tuples.is_empty() {
+                return false;
+            }
+            let len = super::tuple::Former::formed_len(formed);
+            let tuple = &formed[HEAPTUPLESIZE..];
+            let hoff = tuple[offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize;
+            if len > TOAST_THRESHOLD || hoff > UNIFORM_HEAD || hoff % 8 != 0 || len < hoff {
+                return false;
+            }
+            u.len = len;
+            u.hoff = hoff;
+            // SAFETY: `head` has UNIFORM_HEAD bytes, at least `hoff`; `tuple` has `len`.
+            unsafe { std::ptr::copy_nonoverlapping(tuple.as_ptr(), u.head_bytes(), hoff) };
+        }
+        let (from, n) = (HEAPTUPLESIZE + u.hoff, u.len - u.hoff);
+        debug_assert!(formed.len() >= from + n);
+        u.data.reserve(n);
+        // SAFETY: `formed` holds the tuple's `len` bytes from HEAPTUPLESIZE on (# Safety), so
+        // `from + n` bytes; `reserve` made room for `n` more in `data`.
+        unsafe {
+            let at = u.data.len();
+            copy_short(formed.as_ptr().add(from), u.data.as_mut_ptr().add(at), n);
+            u.data.set_len(at + n);
+        }
+        u.count += 1;
+        true
+    }
+
+    /// The batch's uniform tuples ([`Pages::push_formed`]) as tuples of their own in `mem`,
+    /// in `tuples` (for a row that comes another way, or for `heap_multi_insert`).
+    ///
+    /// # Safety
+    /// `mem` is the batch memory (or another context that outlives the batch's flush).
+    #[cold]
+    #[inline(never)]
+    unsafe fn materialize(&mut self, mem: pg_sys::MemoryContext) {
+        let u = &mut self.uniform;
+        let chunk = HEAPTUPLESIZE + maxalign(u.len);
+        let d = u.len - u.hoff;
+        // SAFETY: one allocation of `count` chunks, each a HeapTupleData and the tuple (its
+        // header bytes, then its data bytes), MAXALIGNed as palloc's chunks are.
+        unsafe {
+            let base = pg_sys::MemoryContextAllocHuge(mem, u.count * chunk) as *mut u8;
+            for i in 0..u.count {
+                let t = base.add(i * chunk) as pg_sys::HeapTuple;
+                let td = (t as *mut u8).add(HEAPTUPLESIZE);
+                t.write(pg_sys::HeapTupleData {
+                    t_len: u.len as u32,
+                    t_self: pg_sys::ItemPointerData::default(),
+                    t_tableOid: self.relid,
+                    t_data: td as pg_sys::HeapTupleHeader,
+                });
+                std::ptr::copy_nonoverlapping(u.head_bytes(), td, u.hoff);
+                std::ptr::copy_nonoverlapping(u.data.as_ptr().add(i * d), td.add(u.hoff), d);
+                self.tuples.push(t);
+            }
+        }
+        u.clear();
+    }
+
+    /// The tuples of the current batch (pushed, or gathered from the slots by `insert`; the
+    /// uniform ones after `insert` handed them over).
     pub fn tuples(&self) -> &[pg_sys::HeapTuple] {
         &self.tuples
     }
@@ -227,6 +348,25 @@ impl Pages {
     /// Forgets the batch's tuples (after its flush, before the batch memory is reset).
     pub fn clear(&mut self) {
         self.tuples.clear();
+        self.uniform.clear();
+    }
+
+    /// Tuples in the batch.
+    fn count(&self) -> usize {
+        self.tuples.len() + self.uniform.count
+    }
+
+    /// `t_len` of the batch's tuple `i`.
+    ///
+    /// # Safety
+    /// `i < self.count()`; the pushed tuples are valid.
+    #[inline]
+    unsafe fn len_of(&self, i: usize) -> usize {
+        match self.uniform.count {
+            // SAFETY: as the function's contract.
+            0 => unsafe { (*self.tuples[i]).t_len as usize },
+            _ => self.uniform.len,
+        }
     }
 
     /// Inserts the batch's tuples, those of `slots` (their `tts_tid` then set) or, without
@@ -261,13 +401,22 @@ impl Pages {
             );
         }
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
+        let uniform = self.uniform.count > 0;
+        debug_assert!(!uniform || (slots.is_none() && self.tuples.is_empty()));
         // One pass: each tuple is checked for the toaster, then prepared. A tuple that needs
         // the toaster sends the whole batch to heap_multi_insert, which prepares the tuples
-        // again, with the same values (so those prepared before it make no difference).
+        // again, with the same values (so those prepared before it make no difference). A
+        // uniform batch has one header to prepare, which all its tuples will have.
         // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
-        // change (# Safety), as `heap_prepare_insert` changes the slots' tuples.
+        // change (# Safety), as `heap_prepare_insert` changes the slots' tuples; the uniform
+        // header is ours.
         unsafe {
             let xid = pg_sys::GetCurrentTransactionId();
+            if uniform {
+                // (every tuple's header: their length is below the toaster's, see push_formed)
+                let head = self.uniform.head_bytes() as pg_sys::HeapTupleHeader;
+                prepare_header(head, xid, cid, frozen);
+            }
             for &t in &self.tuples {
                 let (len, infomask) = ((*t).t_len as usize, (*(*t).t_data).t_infomask);
                 if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
@@ -278,7 +427,7 @@ impl Pages {
             }
             serializable_check(rel);
         }
-        let n = self.tuples.len();
+        let n = self.count();
         let mut vmbuffer: pg_sys::Buffer = pg_sys::InvalidBuffer as pg_sys::Buffer;
         let mut ndone = 0;
         #[cfg(not(feature = "pg15"))]
@@ -298,7 +447,7 @@ impl Pages {
             }
             // SAFETY: as the function's contract; the first remaining tuple is valid.
             let buffer = unsafe {
-                let len = (*self.tuples[ndone]).t_len as pg_sys::Size;
+                let len = self.len_of(ndone) as pg_sys::Size;
                 let vm = &raw mut vmbuffer;
                 let invalid = pg_sys::InvalidBuffer as pg_sys::Buffer;
                 pg_sys::ffi::pg_guard_ffi_boundary(|| {
@@ -362,6 +511,10 @@ impl Pages {
         if ndone < n {
             // (the rest's tuples are prepared as heap_multi_insert prepares them again)
             self.handed_over += 1;
+            if uniform {
+                // SAFETY: the batch memory is current (`Buffer::flush`), as # Safety asks.
+                unsafe { self.materialize(pg_sys::CurrentMemoryContext) };
+            }
             return Err(ndone);
         }
         // SAFETY: as above.
@@ -388,9 +541,9 @@ impl Pages {
     fn pages_needed(&self, done: usize) -> usize {
         let page = BLCKSZ - PAGE_HEADER - self.save_free_space;
         let (mut npages, mut avail) = (1, page);
-        for &t in &self.tuples[done..] {
+        for i in done..self.count() {
             // SAFETY: the tuples are valid (`insert`'s contract).
-            let size = LINE_POINTER + maxalign(unsafe { (*t).t_len } as usize);
+            let size = LINE_POINTER + maxalign(unsafe { self.len_of(i) });
             if avail < size {
                 npages += 1;
                 avail = page;
@@ -438,21 +591,20 @@ impl Pages {
             // unused line pointers to reuse: the server's calls find them
             let own = (*hdr).pd_flags & pg_sys::PD_HAS_FREE_LINES as u16 == 0;
             self.reused_pages += u64::from(!own);
-            let n = self.tuples.len();
+            let n = self.count();
 
             pg_sys::CritSectionCount += 1; // START_CRIT_SECTION
-            put(page, blkno, self.tuples[ndone], own);
+            self.put_at(page, blkno, ndone, 0, own);
             let mut k = 1;
             while ndone + k < n {
-                let t = self.tuples[ndone + k];
                 let free = match own {
                     true => free_space(hdr),
                     false => pg_sys::PageGetHeapFreeSpace(page as pg_sys::Page),
                 };
-                if free < maxalign((*t).t_len as usize) + self.save_free_space {
+                if free < maxalign(self.len_of(ndone + k)) + self.save_free_space {
                     break;
                 }
-                put(page, blkno, t, own);
+                self.put_at(page, blkno, ndone + k, k, own);
                 k += 1;
             }
             // (an all-visible page stays so only with FREEZE, as in heap_multi_insert)
@@ -466,7 +618,7 @@ impl Pages {
                 if ndone + k == n {
                     flags |= XLH_INSERT_LAST_IN_MULTI;
                 }
-                let lsn = self.log_page(buffer, ndone, k, empty, flags);
+                let lsn = self.log_page(buffer, page, ndone, k, empty, flags);
                 (*hdr).pd_lsn.xlogid = (lsn >> 32) as u32;
                 (*hdr).pd_lsn.xrecoff = lsn as u32;
             }
@@ -489,6 +641,30 @@ impl Pages {
         }
     }
 
+    /// Tuple `i` of the batch onto the page, the page's `k`th (from 0) in this visit.
+    ///
+    /// # Safety
+    /// As `put`, for tuple `i` (below `count()`), in `fill_page`'s critical section.
+    #[inline(always)]
+    unsafe fn put_at(
+        &mut self,
+        page: *mut u8,
+        blkno: pg_sys::BlockNumber,
+        i: usize,
+        k: usize,
+        own: bool,
+    ) {
+        // SAFETY: as the function's contract; `k` is below MAX_TUPLES_PER_PAGE (the page
+        // had room for each tuple before it), the size of `offsets`.
+        unsafe {
+            if self.uniform.count == 0 {
+                put(page, blkno, self.tuples[i], own);
+            } else {
+                self.offsets[k] = put_uniform(page, blkno, &mut self.uniform, i, own);
+            }
+        }
+    }
+
     /// The page's `XLOG_HEAP2_MULTI_INSERT` record for tuples `from..from + k`, as
     /// heap_multi_insert builds it: the record header (and the offsets, unless the page was
     /// empty and is re-initialized at replay), then per tuple its `xl_multi_insert_tuple` at a
@@ -500,6 +676,7 @@ impl Pages {
     unsafe fn log_page(
         &mut self,
         buffer: pg_sys::Buffer,
+        page: *const u8,
         from: usize,
         k: usize,
         init: bool,
@@ -511,14 +688,25 @@ impl Pages {
         // SAFETY: the record stays within the scratch block (see `fill_page`); the tuples
         // are valid; the server calls are made as heap_multi_insert makes them.
         unsafe {
-            for (i, &t) in self.tuples[from..from + k].iter().enumerate() {
-                let td = (*t).t_data;
+            for i in 0..k {
+                // the tuple's offset and header: a uniform tuple's from the page (the same
+                // bytes the tuple would have), another's from the tuple
+                let (posid, td, len) = if self.uniform.count > 0 {
+                    let posid = self.offsets[i];
+                    let lp = page.add(PAGE_HEADER + (posid as usize - 1) * LINE_POINTER)
+                        as *const pg_sys::ItemIdData;
+                    let td = page.add((*lp).lp_off() as usize) as pg_sys::HeapTupleHeader;
+                    (posid, td, self.uniform.len)
+                } else {
+                    let t = self.tuples[from + i];
+                    ((*t).t_self.ip_posid, (*t).t_data, (*t).t_len as usize)
+                };
                 if !init {
                     let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
-                    off.write_unaligned((*t).t_self.ip_posid);
+                    off.write_unaligned(posid);
                 }
                 p = (p + 1) & !1; // SHORTALIGN
-                let datalen = (*t).t_len as usize - TUPLE_HEADER;
+                let datalen = len - TUPLE_HEADER;
                 let h = base.add(p);
                 (h as *mut u16).write_unaligned(datalen as u16);
                 (h.add(2) as *mut u16).write_unaligned((*td).t_infomask2);
@@ -563,9 +751,26 @@ unsafe fn prepare(
     frozen: bool,
     relid: pg_sys::Oid,
 ) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        prepare_header((*t).t_data, xid, cid, frozen);
+        (*t).t_tableOid = relid;
+    }
+}
+
+/// `prepare`'s work on the tuple header.
+///
+/// # Safety
+/// `td` is a valid tuple header, ours to change.
+#[inline]
+unsafe fn prepare_header(
+    td: pg_sys::HeapTupleHeader,
+    xid: pg_sys::TransactionId,
+    cid: pg_sys::CommandId,
+    frozen: bool,
+) {
     // SAFETY: as the function's contract; `t_choice` is the tuple's `t_heap` from here on.
     unsafe {
-        let td = (*t).t_data;
         (*td).t_infomask &= !(pg_sys::HEAP_XACT_MASK as u16);
         (*td).t_infomask2 &= !(pg_sys::HEAP2_XACT_MASK as u16);
         (*td).t_infomask |= pg_sys::HEAP_XMAX_INVALID as u16;
@@ -576,7 +781,6 @@ unsafe fn prepare(
         (*td).t_choice.t_heap.t_field3.t_cid = cid;
         (*td).t_infomask &= !(pg_sys::HEAP_COMBOCID as u16);
         (*td).t_choice.t_heap.t_xmax = pg_sys::InvalidTransactionId;
-        (*t).t_tableOid = relid;
     }
 }
 
@@ -697,6 +901,68 @@ unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, o
         };
         (*t).t_self = tid;
         (*(page.add(at) as pg_sys::HeapTupleHeader)).t_ctid = tid;
+    }
+}
+
+/// `put` for tuple `i` of a uniform batch: its prepared header bytes, then its data bytes;
+/// returns its offset number.
+///
+/// # Safety
+/// As `put`; `i < u.count`, the header prepared.
+#[inline(always)]
+unsafe fn put_uniform(
+    page: *mut u8,
+    blkno: pg_sys::BlockNumber,
+    u: &mut Uniform,
+    i: usize,
+    own: bool,
+) -> u16 {
+    let (len, hoff) = (u.len, u.hoff);
+    let d = len - hoff;
+    // SAFETY: as the function's contract: the line pointer and the tuple go into the page's
+    // free space as in `put`; `data` holds `d` bytes per tuple, `count` tuples; `head` holds
+    // `hoff` bytes, a multiple of 8 (`push_formed`).
+    unsafe {
+        let data = u.data.as_ptr().add(i * d);
+        if !own {
+            // through PageAddItemExtended, as `put`, from the tuple put together here
+            let mut whole = [0u64; TOAST_THRESHOLD / 8 + 1];
+            let td = whole.as_mut_ptr() as *mut u8;
+            std::ptr::copy_nonoverlapping(u.head_bytes(), td, hoff);
+            std::ptr::copy_nonoverlapping(data, td.add(hoff), d);
+            let mut t = pg_sys::HeapTupleData {
+                t_len: len as u32,
+                t_self: pg_sys::ItemPointerData::default(),
+                t_tableOid: pg_sys::InvalidOid,
+                t_data: td as pg_sys::HeapTupleHeader,
+            };
+            put(page, blkno, &raw mut t, false);
+            return t.t_self.ip_posid;
+        }
+        let hdr = page as *mut pg_sys::PageHeaderData;
+        let lower = (*hdr).pd_lower as usize;
+        let upper = (*hdr).pd_upper as usize - maxalign(len);
+        let mut lp = pg_sys::ItemIdData::default();
+        lp.set_lp_off(upper as u32);
+        lp.set_lp_flags(pg_sys::LP_NORMAL);
+        lp.set_lp_len(len as u32);
+        (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+        let to = page.add(upper);
+        for w in 0..hoff / 8 {
+            (to as *mut u64).add(w).write_unaligned(u.head[w]);
+        }
+        copy_short(data, to.add(hoff), d);
+        (*hdr).pd_lower = (lower + LINE_POINTER) as u16;
+        (*hdr).pd_upper = upper as u16;
+        let off = ((lower - PAGE_HEADER) / LINE_POINTER + 1) as u16;
+        (*(to as pg_sys::HeapTupleHeader)).t_ctid = pg_sys::ItemPointerData {
+            ip_blkid: pg_sys::BlockIdData {
+                bi_hi: (blkno >> 16) as u16,
+                bi_lo: blkno as u16,
+            },
+            ip_posid: off,
+        };
+        off
     }
 }
 

@@ -117,6 +117,7 @@ impl Batch {
     ) -> (usize, bool) {
         let n = block.rows().len();
         let mem = target.batch_memory();
+        let fixed = block.fixed_tuples();
         // the batch is flushed whenever it is full, so it has room for one row at least
         let room = self.max_tuples.saturating_sub(self.used).max(1);
         let end = n.min(from + room);
@@ -132,12 +133,18 @@ impl Batch {
         while r < end {
             let Some(formed) = block.tuple(r) else { break };
             let line_len = block.mark(r).line_len;
-            // SAFETY: a tuple of the former's plan (# Safety); the arena takes a new block
-            // from the batch memory.
-            let tuple = unsafe { target.former.copy_formed(&mut self.arena, mem, formed) };
+            // a fixed plan's tuple as its data bytes (`Pages::push_formed`), else copied into
+            // the batch memory
+            // SAFETY: a tuple of the former's plan (# Safety), a fixed one if `fixed`; the
+            // arena takes a new block from the batch memory.
+            unsafe {
+                if !(fixed && pages.push_formed(formed)) {
+                    let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
+                    pages.push(tuple, mem);
+                }
+            }
             // (its place on a heap page: MAXALIGNed tuple and a line pointer)
             tuple_bytes += Former::formed_len(formed).next_multiple_of(8) + 4;
-            pages.push(tuple);
             bytes += line_len;
             r += 1;
             if bytes >= max_bytes || r == from + room {
@@ -198,7 +205,7 @@ impl Batch {
                 let pages = buf.pages.as_mut();
                 pages
                     .expect("a buffer without slots has a page writer")
-                    .push(tuple);
+                    .push(tuple, target.batch_memory());
             } else {
                 let slot = buf.next_slot();
                 tuple::store(slot, tuple, target.relid, buf.slot_flags);

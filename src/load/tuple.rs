@@ -21,7 +21,7 @@ const fn maxalign(n: usize) -> usize {
     (n + MAXALIGN - 1) & !(MAXALIGN - 1)
 }
 /// `HEAPTUPLESIZE`: the `HeapTupleData` in front of the tuple in the same chunk.
-const HEAPTUPLESIZE: usize = maxalign(size_of::<pg_sys::HeapTupleData>());
+pub(super) const HEAPTUPLESIZE: usize = maxalign(size_of::<pg_sys::HeapTupleData>());
 /// `t_hoff` of a tuple without a null bitmap.
 const HOFF: usize = maxalign(offset_of!(pg_sys::HeapTupleHeaderData, t_bits));
 const ARENA_BLOCK: usize = 256 * 1024;
