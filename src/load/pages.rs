@@ -164,6 +164,8 @@ pub struct Pages {
     handed_over: u64,
     /// Pages filled through `PageAddItemExtended` (they had unused line pointers).
     reused_pages: u64,
+    /// Rows this writer put on pages from a uniform batch's data bytes.
+    uniform_rows: u64,
 }
 
 /// Header bytes (`t_hoff`) a [`Uniform`] tuple may have, at most.
@@ -249,6 +251,7 @@ impl Pages {
                 toasted_flushes: 0,
                 handed_over: 0,
                 reused_pages: 0,
+                uniform_rows: 0,
             })
         }
     }
@@ -508,6 +511,9 @@ impl Pages {
             }
         }
         self.rows += ndone as u64;
+        if uniform {
+            self.uniform_rows += ndone as u64;
+        }
         if ndone < n {
             // (the rest's tuples are prepared as heap_multi_insert prepares them again)
             self.handed_over += 1;
@@ -527,12 +533,13 @@ impl Pages {
         // SAFETY: `rel` is open (the buffer's); its name is a NUL-terminated NameData.
         let name = unsafe { std::ffi::CStr::from_ptr((*(*rel).rd_rel).relname.data.as_ptr()) };
         pgrx::debug1!(
-            "fastcopy: {} rows of \"{}\" onto heap pages by the page path; to heap_multi_insert: {} batches with TOAST-size rows, {} from an all-visible page on; {} pages with unused line pointers",
+            "fastcopy: {} rows of \"{}\" onto heap pages by the page path; to heap_multi_insert: {} batches with TOAST-size rows, {} from an all-visible page on; {} pages with unused line pointers; {} rows from the data bytes of tuples the reader formed by a fixed plan",
             self.rows,
             name.to_string_lossy(),
             self.toasted_flushes,
             self.handed_over,
-            self.reused_pages
+            self.reused_pages,
+            self.uniform_rows
         );
     }
 
