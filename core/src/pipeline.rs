@@ -359,6 +359,19 @@ impl RowBlock {
         })
     }
 
+    /// For a loader at row `r` of a run of formed tuples of a fixed plan: starts loading the
+    /// tuple, mark and formed flag of row `r + ahead` into the cache (the reader thread wrote
+    /// them on the other core; read one after the other, each line would stall the loop).
+    #[inline(always)]
+    pub fn prefetch_formed(&self, r: usize, ahead: usize) {
+        let i = r + ahead;
+        if i < self.len {
+            prefetch_line(self.tuples.as_ptr().wrapping_add(i * self.tuple_len));
+            prefetch_line(self.marks.as_ptr().wrapping_add(i).cast());
+            prefetch_line(self.formed.as_ptr().wrapping_add(i).cast());
+        }
+    }
+
     /// Whether the block's formed tuples are of a fixed plan: all of one length and layout,
     /// the values in their data bytes only (not a varying plan).
     #[inline]

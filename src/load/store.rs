@@ -47,6 +47,10 @@ pub struct Staged {
     generated_done: bool,
 }
 
+/// How many rows ahead of the one it stores [`Batch::store_formed_run`] asks for a formed
+/// tuple to be brought into the cache: a few hundred nanoseconds of the run's rows ahead.
+const FORMED_AHEAD: usize = 16;
+
 impl Batch {
     /// The short path: forms the tuple into the batch arena, stores it in the target's buffer,
     /// checks constraints.
@@ -132,6 +136,9 @@ impl Batch {
         let mut full = false;
         while r < end {
             let Some(formed) = block.tuple(r) else { break };
+            if fixed {
+                block.prefetch_formed(r, FORMED_AHEAD);
+            }
             let line_len = block.mark(r).line_len;
             // a fixed plan's tuple as its data bytes (`Pages::push_formed`), else copied into
             // the batch memory
