@@ -170,7 +170,7 @@ scenario() {
   # their data bytes
   uniform=$(sed -n 's/.*; \([0-9]*\) rows from the data bytes of tuples the reader formed.*/\1/p' <<<"$on" | tail -1)
   case "$label" in
-    ints*|*", ints") taken="$taken"' && [ -n "$uniform" ] && [ "$uniform" -gt 0 ]' ;;
+    "ints ("*|"ints:"*|*", ints") taken="$taken"' && [ -n "$uniform" ] && [ "$uniform" -gt 0 ]' ;;
   esac
   taken='[ -n "$rows" ] && [ "$rows" -gt 0 ] && '"$taken"
   check "pages $label: the same table before; pages, headers, VM, FSM, WAL records, stats, rows as heap_multi_insert's; amcheck clean; ${rows:-?} rows by the page path, ${toasted:-?} batches with TOAST-size rows and ${visible:-?} from an all-visible page on to heap_multi_insert, ${reused:-?} pages with unused line pointers, ${uniform:-?} rows from their data bytes" \
