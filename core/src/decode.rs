@@ -9,7 +9,7 @@
 //! block pipeline ([`crate::pipeline`]) and everything after it take any decoder.
 
 use crate::input::{InputError, Row, RowReader};
-use crate::pipeline::IntPlan;
+use crate::pipeline::{IntPlan, RowMark};
 use std::io::Read;
 
 /// Reads rows of one COPY data format from a byte source.
@@ -42,18 +42,17 @@ pub trait Decoder {
     }
 
     /// Reads the next row if the decoder can convert all of its fields by `plan` and form
-    /// its tuple as it reads it: the row as [`next_row`](Self::next_row) would fill it, its
-    /// fields converted into `ints`, its columns' bytes into `tuple` (a slot that holds the
-    /// plan's template). False, nothing read, for any other row: [`next_row`](Self::next_row)
-    /// then reads it.
+    /// its tuple as it reads it: its columns' bytes into `tuple` (a slot that holds the plan's
+    /// template), and into `row` what a CONTEXT line needs (its raw line, number and lengths;
+    /// no fields: the loader reads only the tuple of such a row); returns its mark. None,
+    /// nothing read, for any other row: [`next_row`](Self::next_row) then reads it.
     fn next_int_row(
         &mut self,
         _plan: &IntPlan,
         _row: &mut Row,
-        _ints: &mut [Option<i64>],
         _tuple: &mut [u8],
-    ) -> bool {
-        false
+    ) -> Option<RowMark> {
+        None
     }
 }
 
@@ -81,14 +80,8 @@ impl<R: Read> Decoder for RowReader<R> {
     }
 
     #[inline]
-    fn next_int_row(
-        &mut self,
-        plan: &IntPlan,
-        row: &mut Row,
-        ints: &mut [Option<i64>],
-        tuple: &mut [u8],
-    ) -> bool {
-        RowReader::next_int_row(self, plan, row, ints, tuple)
+    fn next_int_row(&mut self, plan: &IntPlan, row: &mut Row, tuple: &mut [u8]) -> Option<RowMark> {
+        RowReader::next_int_row(self, plan, row, tuple)
     }
 }
 

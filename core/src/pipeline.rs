@@ -22,7 +22,8 @@
 //! wrong number of fields) is left to the loader,
 //! which forms it, or raises its error, as for any row. Where the decoder offers it
 //! ([`Decoder::next_int_row`]), a line of plain integers is read, converted and formed in one
-//! pass, and the two later passes skip it; every other row takes all three.
+//! pass, and the two later passes skip it (its row keeps only its line, for a CONTEXT line);
+//! every other row takes all three.
 //!
 //! A table with text, `date`, `timestamp(tz)` or `numeric` columns has a varying plan
 //! ([`TuplePlan::varying`], [`crate::varying`]): each formed tuple is written at the end of the
@@ -234,7 +235,8 @@ const FUSED_DECLINES: u32 = 32;
 pub struct RowBlock {
     rows: Vec<Row>,
     len: usize,
-    /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted.
+    /// With an [`IntPlan`] of n fields: `ints[r * n + f]` is field f of row r, converted
+    /// (stale for a row [`Decoder::next_int_row`] read: its tuple holds its values).
     ints: Vec<Option<i64>>,
     width: usize,
     /// With a [`TuplePlan`] of n bytes: `tuples[r * n..]` is row r's tuple if `formed[r]`;
@@ -313,7 +315,9 @@ impl RowBlock {
     }
 
     /// Integer fields of row `r` converted by the plan (empty without a plan); `None` where
-    /// the loader must convert the field itself.
+    /// the loader must convert the field itself. Not for a row whose tuple
+    /// [`Decoder::next_int_row`] formed (neither its fields nor these are kept: the loader
+    /// reads only its tuple).
     #[inline]
     pub fn ints(&self, r: usize) -> &[Option<i64>] {
         &self.ints[r * self.width..(r + 1) * self.width]
@@ -436,12 +440,11 @@ impl RowBlock {
             }
             let r = self.len;
             if let Some(p) = fused {
-                let (w, n) = (self.width, self.tuple_len);
-                let ints = &mut self.ints[r * w..(r + 1) * w];
+                let n = self.tuple_len;
                 let tuple = &mut self.tuples[r * n..(r + 1) * n];
-                if reader.next_int_row(p, &mut self.rows[r], ints, tuple) {
+                if let Some(mark) = reader.next_int_row(p, &mut self.rows[r], tuple) {
                     self.formed[r] = true;
-                    self.marks[r] = self.rows[r].mark();
+                    self.marks[r] = mark;
                     bytes += self.rows[r].raw_len();
                     self.len += 1;
                     declined = 0;

@@ -6,7 +6,7 @@
 
 use fastcopy_core::input::{Options, RowReader};
 use fastcopy_core::int::Grammar;
-use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, TuplePlan};
+use fastcopy_core::pipeline::{IntPlan, IntWidth, RowBlock, RowMark, TuplePlan};
 use proptest::prelude::*;
 
 #[derive(Clone, Debug)]
@@ -153,11 +153,10 @@ mod fused {
             &mut self,
             plan: &IntPlan,
             row: &mut Row,
-            ints: &mut [Option<i64>],
             tuple: &mut [u8],
-        ) -> bool {
-            let taken = self.0.next_int_row(plan, row, ints, tuple);
-            self.1 += taken as usize;
+        ) -> Option<RowMark> {
+            let taken = self.0.next_int_row(plan, row, tuple);
+            self.1 += taken.is_some() as usize;
             taken
         }
     }
@@ -315,13 +314,22 @@ mod fused {
         let mut reader = RowReader::new(&data[..], Options::text());
         assert!(reader.int_rows(&plan));
         let mut row = Row::new();
-        let (mut ints, mut tuple) = (vec![None; 3], vec![0; 40]);
+        let mut tuple = vec![0; 40];
         // the first line fixes the line ending: the ordinary path reads it
-        assert!(!reader.next_int_row(&plan, &mut row, &mut ints, &mut tuple));
+        assert!(reader.next_int_row(&plan, &mut row, &mut tuple).is_none());
         assert!(reader.next_row(&mut row).unwrap());
-        assert!(reader.next_int_row(&plan, &mut row, &mut ints, &mut tuple));
-        assert_eq!(ints, [Some(1), Some(-7), Some(3243423)]);
+        assert_eq!(row.len(), 3);
+        let mark = reader.next_int_row(&plan, &mut row, &mut tuple).unwrap();
+        assert_eq!((mark.line_no, mark.line_len), (2, 12));
+        assert_eq!(
+            (row.line_no(), row.mark().line_len, row.raw_len()),
+            (2, 12, 13)
+        );
+        // the values are in the tuple only; the row keeps its line, without fields
+        assert_eq!(row.len(), 0);
         assert_eq!(&tuple[24..28], &1i32.to_le_bytes());
+        assert_eq!(&tuple[28..32], &(-7i32).to_le_bytes());
+        assert_eq!(&tuple[32..36], &3243423i32.to_le_bytes());
         assert_eq!(row.line_no(), 2);
         assert_eq!(&*row.raw_line(), b"1\t-7\t3243423");
         // markers that could be integers switch it off

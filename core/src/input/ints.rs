@@ -10,9 +10,12 @@
 //! checked against the field's and the column's width and written into the column's bytes
 //! of the row's tuple slot (which holds the plan's template already: `RowBlock::fill`), and
 //! the byte after the field must be the delimiter (the line ending after the last field).
-//! Then the row is filled exactly as the fast path fills it (the line copied into its
-//! buffer, each delimiter and the line's end overwritten by NUL, one value span per field)
-//! and the line is consumed.
+//! Then the line is copied into the row's buffer as it is (what a CONTEXT line shows if an
+//! error or a cancel comes while the row is loaded), with its number and lengths, and
+//! consumed. The row gets no fields, and the values are not kept apart from the tuple: the
+//! tuple is all the loader reads of such a row, and each span, NUL and value written per
+//! field was a store into memory the other thread reads later (skipping them made four
+//! concurrent sessions ~10% faster: `bench/README.md`).
 //!
 //! Anything else declines before anything is consumed, and the row takes the ordinary path
 //! from its first byte: a NULL or DEFAULT marker, a sign other than a leading `-`, spaces, an
@@ -22,10 +25,10 @@
 //! tried where it cannot be wrong ([`RowReader::int_rows`]): markers and special characters
 //! that could be read as part of an integer field switch it off.
 
-use super::{Eol, Format, KIND_VALUE, RawLine, Row, RowReader, Span};
+use super::{Eol, Format, RawLine, Row, RowReader};
 use crate::chunks::PAD;
 use crate::int;
-use crate::pipeline::{IntPlan, IntWidth};
+use crate::pipeline::{IntPlan, IntWidth, RowMark};
 use std::io::Read;
 
 /// Copies of the line into the row buffer are made in blocks of this size.
@@ -71,25 +74,24 @@ impl<R: Read> RowReader<R> {
     }
 
     /// Reads the next row if it is a line of plain integers (see the module docs) that every
-    /// field of `plan` converts: `row` as [`next_row`](Self::next_row) would fill it, the
-    /// converted fields in `ints` and the row's tuple in `tuple`, a slot that holds the plan's
-    /// template (only the columns' bytes are written). False, with nothing consumed, `row` and
-    /// `ints` in an unspecified state and some columns' bytes of `tuple` written, for any
-    /// other row. Only with a plan [`int_rows`](Self::int_rows) accepts.
+    /// field of `plan` converts: the row's tuple in `tuple`, a slot that holds the plan's
+    /// template (only the columns' bytes are written), and in `row` its line (no fields: see
+    /// the module docs), number and lengths; returns its mark. None, with nothing consumed,
+    /// `row` in an unspecified state and some columns' bytes of `tuple` written, for any other
+    /// row. Only with a plan [`int_rows`](Self::int_rows) accepts.
     #[inline]
     pub fn next_int_row(
         &mut self,
         plan: &IntPlan,
         row: &mut Row,
-        ints: &mut [Option<i64>],
         tuple: &mut [u8],
-    ) -> bool {
+    ) -> Option<RowMark> {
         let eol = self.eol;
         if self.done || self.header_pending || eol == Eol::Unknown {
-            return false;
+            return None;
         }
         let Some(columns) = plan.tuple.as_ref().and_then(|t| t.field_columns.as_deref()) else {
-            return false;
+            return None;
         };
         let start = self.input.pos();
         let limit = self.input.data().len();
@@ -98,27 +100,20 @@ impl<R: Read> RowReader<R> {
         let delim = self.opts.delimiter;
         let csv = self.opts.format == Format::Csv;
         let last = plan.fields.len() - 1;
-        row.spans.clear();
         let mut p = start;
-        for (f, ((width, out), column)) in plan
-            .fields
-            .iter()
-            .zip(ints.iter_mut())
-            .zip(columns)
-            .enumerate()
-        {
+        for (f, (width, column)) in plan.fields.iter().zip(columns).enumerate() {
             if p >= limit {
-                return false;
+                return None;
             }
             let neg = data[p] == b'-';
             let q = p + neg as usize;
             // `q <= limit`, and PAD (>= 8) bytes after `limit` are readable
             let Some(word) = data[q..].first_chunk::<8>() else {
-                return false;
+                return None;
             };
             let (digits, magnitude) = int::leading_digits(u64::from_le_bytes(*word));
             if digits == 0 {
-                return false;
+                return None;
             }
             let mut e = q + digits;
             let bytes = match width {
@@ -141,18 +136,17 @@ impl<R: Read> RowReader<R> {
                     4 => int::parse_i32_in(field, n, g).ok().map(i64::from),
                     _ => int::parse_i64_in(field, n, g).ok(),
                 };
-                let Some(v) = value else { return false };
+                let Some(v) = value else { return None };
                 v
             };
             if e >= limit {
-                return false;
+                return None;
             }
             // in range for the field (int2), and for its column as forming checks it
             let (at, w) = column.unwrap_or((0, 0));
             if !fits(v, bytes) || !fits(v, w) {
-                return false;
+                return None;
             }
-            *out = Some(v);
             let le = v.to_le_bytes();
             match w {
                 2 => tuple[at..at + 2].copy_from_slice(&le[..2]),
@@ -160,15 +154,9 @@ impl<R: Read> RowReader<R> {
                 8 => tuple[at..at + 8].copy_from_slice(&le),
                 _ => {}
             }
-            row.spans.push(Span {
-                start: p - start,
-                len: e - p,
-                kind: KIND_VALUE,
-                quoted: false,
-            });
             if f < last {
                 if data[e] != delim {
-                    return false;
+                    return None;
                 }
                 p = e + 1;
                 continue;
@@ -179,11 +167,11 @@ impl<R: Read> RowReader<R> {
                 // CSV looks one byte past a `\r` before deciding (see csv::step).
                 (b'\r', Eol::Cr) if !csv || e + 1 < limit => e + 1,
                 (b'\r', Eol::CrNl) if e + 1 < limit && data[e + 1] == b'\n' => e + 2,
-                _ => return false,
+                _ => return None,
             };
             let line_len = e - start;
-            // The line and its NULs into the row buffer, in whole blocks: they may read past
-            // the line's end, never past `limit + BLOCK` (< `limit + PAD`).
+            // The line into the row buffer, in whole blocks: they may read past the line's
+            // end, never past `limit + BLOCK` (< `limit + PAD`).
             let copy = (line_len + 1).next_multiple_of(BLOCK);
             if row.buf.len() < copy {
                 row.buf.resize(copy.max(row.buf.len() * 2), 0);
@@ -193,9 +181,7 @@ impl<R: Read> RowReader<R> {
             } else {
                 row.buf[..copy].copy_from_slice(&data[start..start + copy]);
             }
-            for s in &row.spans {
-                row.buf[s.start + s.len] = 0;
-            }
+            row.spans.clear();
             self.lineno += 1;
             row.line_no = self.lineno;
             row.line_len = line_len;
@@ -205,8 +191,11 @@ impl<R: Read> RowReader<R> {
                 quote: self.opts.quote,
             };
             self.input.consume_to(next);
-            return true;
+            return Some(RowMark {
+                line_no: self.lineno,
+                line_len,
+            });
         }
-        false
+        None
     }
 }

@@ -40,7 +40,9 @@ pub type Seen = (
 );
 
 /// Every block the decoder fills with `plan`, as comparable values; checks that every value
-/// is followed by a NUL and that the marks are the rows' numbers and lengths.
+/// is followed by a NUL and that the marks are the rows' numbers and lengths. A row with a
+/// formed tuple is its tuple, raw line, number and lengths: the loader reads nothing else of
+/// it, and the fused path keeps nothing else (no fields, no converted integers).
 pub fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
     let mut out = Vec::new();
     let mut block = RowBlock::new(rows);
@@ -49,7 +51,9 @@ pub fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
         let rows = (0..block.rows().len())
             .map(|r| {
                 let row = &block.rows()[r];
-                let fields = (0..row.len())
+                let tuple = block.tuple(r).map(<[u8]>::to_vec);
+                let unformed = if tuple.is_some() { 0 } else { row.len() };
+                let fields = (0..unformed)
                     .map(|i| match row.field(i) {
                         Field::Value(v) => {
                             // the NUL after every value (the input functions' C string)
@@ -72,8 +76,12 @@ pub fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
                     row.raw_len(),
                     row.line_len(),
                     row.raw_line().into_owned(),
-                    block.ints(r).to_vec(),
-                    block.tuple(r).map(<[u8]>::to_vec),
+                    if tuple.is_some() {
+                        Vec::new()
+                    } else {
+                        block.ints(r).to_vec()
+                    },
+                    tuple,
                 )
             })
             .collect();
