@@ -288,7 +288,8 @@ impl Pages {
             let len = super::tuple::Former::formed_len(formed);
             let tuple = &formed[HEAPTUPLESIZE..];
             let hoff = tuple[offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize;
-            if len > TOAST_THRESHOLD || hoff > UNIFORM_HEAD || hoff % 8 != 0 || len < hoff {
+            if len > TOAST_THRESHOLD || hoff > UNIFORM_HEAD || !hoff.is_multiple_of(8) || len < hoff
+            {
                 return false;
             }
             u.len = len;

@@ -90,9 +90,7 @@ impl<R: Read> RowReader<R> {
         if self.done || self.header_pending || eol == Eol::Unknown {
             return None;
         }
-        let Some(columns) = plan.tuple.as_ref().and_then(|t| t.field_columns.as_deref()) else {
-            return None;
-        };
+        let columns = plan.tuple.as_ref()?.field_columns.as_deref()?;
         let start = self.input.pos();
         let limit = self.input.data().len();
         let data = self.input.padded();
@@ -108,9 +106,7 @@ impl<R: Read> RowReader<R> {
             let neg = data[p] == b'-';
             let q = p + neg as usize;
             // `q <= limit`, and PAD (>= 8) bytes after `limit` are readable
-            let Some(word) = data[q..].first_chunk::<8>() else {
-                return None;
-            };
+            let word = data[q..].first_chunk::<8>()?;
             let (digits, magnitude) = int::leading_digits(u64::from_le_bytes(*word));
             if digits == 0 {
                 return None;
@@ -136,8 +132,7 @@ impl<R: Read> RowReader<R> {
                     4 => int::parse_i32_in(field, n, g).ok().map(i64::from),
                     _ => int::parse_i64_in(field, n, g).ok(),
                 };
-                let Some(v) = value else { return None };
-                v
+                value?
             };
             if e >= limit {
                 return None;
