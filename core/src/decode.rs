@@ -79,7 +79,7 @@ impl<R: Read> Decoder for RowReader<R> {
         RowReader::int_rows(self, plan)
     }
 
-    #[inline]
+    #[inline(always)]
     fn next_int_row(&mut self, plan: &IntPlan, row: &mut Row, tuple: &mut [u8]) -> Option<RowMark> {
         RowReader::next_int_row(self, plan, row, tuple)
     }

@@ -79,7 +79,7 @@ impl<R: Read> RowReader<R> {
     /// the module docs), number and lengths; returns its mark. None, with nothing consumed,
     /// `row` in an unspecified state and some columns' bytes of `tuple` written, for any other
     /// row. Only with a plan [`int_rows`](Self::int_rows) accepts.
-    #[inline]
+    #[inline(always)]
     pub fn next_int_row(
         &mut self,
         plan: &IntPlan,
