@@ -9,7 +9,7 @@
 //! block pipeline ([`crate::pipeline`]) and everything after it take any decoder.
 
 use crate::input::{InputError, Row, RowReader};
-use crate::pipeline::{IntPlan, RowMark};
+use crate::pipeline::{FusedPlan, IntPlan, RowMark};
 use std::io::Read;
 
 /// Reads rows of one COPY data format from a byte source.
@@ -48,7 +48,7 @@ pub trait Decoder {
     /// nothing read, for any other row: [`next_row`](Self::next_row) then reads it.
     fn next_int_row(
         &mut self,
-        _plan: &IntPlan,
+        _plan: &FusedPlan,
         _row: &mut Row,
         _tuple: &mut [u8],
     ) -> Option<RowMark> {
@@ -80,7 +80,12 @@ impl<R: Read> Decoder for RowReader<R> {
     }
 
     #[inline(always)]
-    fn next_int_row(&mut self, plan: &IntPlan, row: &mut Row, tuple: &mut [u8]) -> Option<RowMark> {
+    fn next_int_row(
+        &mut self,
+        plan: &FusedPlan,
+        row: &mut Row,
+        tuple: &mut [u8],
+    ) -> Option<RowMark> {
         RowReader::next_int_row(self, plan, row, tuple)
     }
 }

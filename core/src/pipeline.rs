@@ -58,6 +58,75 @@ pub struct IntPlan {
     pub tuple: Option<TuplePlan>,
 }
 
+/// What the fused path ([`Decoder::next_int_row`]) needs of an [`IntPlan`], gathered once per
+/// block ([`IntPlan::fused`]): per input field, in order, one small record, so that the
+/// per-field work is one range check and one store.
+#[derive(Clone, Debug)]
+pub struct FusedPlan {
+    pub fields: Vec<FusedField>,
+    pub grammar: Grammar,
+}
+
+/// One input field of a [`FusedPlan`].
+#[derive(Clone, Copy, Debug)]
+pub struct FusedField {
+    /// The field's integer width in bytes (2, 4 or 8): which int core parser takes a long one.
+    pub bytes: u8,
+    /// The width of the column it fills (2, 4 or 8), 0 for none, and the column's offset in
+    /// the tuple.
+    pub width: u8,
+    pub at: usize,
+    /// The values both the field and its column take.
+    pub min: i64,
+    pub max: i64,
+}
+
+/// The range of `bytes`-byte integers (any other width: every i64).
+fn int_range(bytes: usize) -> (i64, i64) {
+    match bytes {
+        2 => (i16::MIN.into(), i16::MAX.into()),
+        4 => (i32::MIN.into(), i32::MAX.into()),
+        _ => (i64::MIN, i64::MAX),
+    }
+}
+
+impl IntPlan {
+    /// The plan as the fused path reads it: `None` unless every field is an integer that fills
+    /// at most one column, and the tuple plan says which (see [`TuplePlan`]'s
+    /// `field_columns`).
+    pub fn fused(&self) -> Option<FusedPlan> {
+        let columns = self.tuple.as_ref()?.field_columns.as_deref()?;
+        if columns.len() != self.fields.len() {
+            return None;
+        }
+        let fields = self
+            .fields
+            .iter()
+            .zip(columns)
+            .map(|(width, column)| {
+                let bytes = match width.as_ref()? {
+                    IntWidth::I16 => 2,
+                    IntWidth::I32 => 4,
+                    IntWidth::I64 => 8,
+                };
+                let (at, w) = column.unwrap_or((0, 0));
+                let ((lo, hi), (clo, chi)) = (int_range(bytes), int_range(w));
+                Some(FusedField {
+                    bytes: bytes as u8,
+                    width: w as u8,
+                    at,
+                    min: lo.max(clo),
+                    max: hi.min(chi),
+                })
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(FusedPlan {
+            fields,
+            grammar: self.grammar,
+        })
+    }
+}
+
 /// How a row whose fields all converted becomes a tuple: `template`'s bytes with, per column,
 /// its field's integer stored little-endian in `width` bytes at `at`. Made by the extension,
 /// which knows the layout; [`TuplePlan::new`] only checks that every value lies inside the
@@ -426,7 +495,7 @@ impl RowBlock {
         self.marks.resize(self.rows.len(), RowMark::default());
         // Lines of plain integers are read, converted and formed in one pass where the
         // decoder can; after a run of rows it declined, the block stops trying.
-        let mut fused = plan.filter(|p| reader.int_rows(p));
+        let mut fused = plan.filter(|p| reader.int_rows(p)).and_then(IntPlan::fused);
         let mut declined = 0;
         let mut bytes = 0;
         while self.len < self.rows.len() && bytes < max_bytes {
@@ -439,7 +508,7 @@ impl RowBlock {
                 break;
             }
             let r = self.len;
-            if let Some(p) = fused {
+            if let Some(p) = &fused {
                 let n = self.tuple_len;
                 let tuple = &mut self.tuples[r * n..(r + 1) * n];
                 if let Some(mark) = reader.next_int_row(p, &mut self.rows[r], tuple) {

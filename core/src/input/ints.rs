@@ -28,7 +28,7 @@
 use super::{Eol, Format, RawLine, Row, RowReader};
 use crate::chunks::PAD;
 use crate::int;
-use crate::pipeline::{IntPlan, IntWidth, RowMark};
+use crate::pipeline::{FusedPlan, IntPlan, RowMark};
 use std::io::Read;
 
 /// Copies of the line into the row buffer are made in blocks of this size.
@@ -37,16 +37,6 @@ const BLOCK: usize = 32;
 /// Could `c` be part of a field this path takes?
 fn in_field(c: u8) -> bool {
     c == b'-' || c.is_ascii_digit()
-}
-
-/// Does `v` fit a column of `bytes` bytes (0: no column, anything fits)?
-#[inline(always)]
-fn fits(v: i64, bytes: usize) -> bool {
-    match bytes {
-        2 => i16::try_from(v).is_ok(),
-        4 => i32::try_from(v).is_ok(),
-        _ => true,
-    }
 }
 
 /// Could the marker `m` equal a field this path takes? (It would have to be `-?[0-9]+`;
@@ -82,7 +72,7 @@ impl<R: Read> RowReader<R> {
     #[inline(always)]
     pub fn next_int_row(
         &mut self,
-        plan: &IntPlan,
+        plan: &FusedPlan,
         row: &mut Row,
         tuple: &mut [u8],
     ) -> Option<RowMark> {
@@ -90,7 +80,6 @@ impl<R: Read> RowReader<R> {
         if self.done || self.header_pending || eol == Eol::Unknown {
             return None;
         }
-        let columns = plan.tuple.as_ref()?.field_columns.as_deref()?;
         let start = self.input.pos();
         let limit = self.input.data().len();
         let data = self.input.padded();
@@ -99,7 +88,7 @@ impl<R: Read> RowReader<R> {
         let csv = self.opts.format == Format::Csv;
         let last = plan.fields.len() - 1;
         let mut p = start;
-        for (f, (width, column)) in plan.fields.iter().zip(columns).enumerate() {
+        for (f, field) in plan.fields.iter().enumerate() {
             if p >= limit {
                 return None;
             }
@@ -112,11 +101,6 @@ impl<R: Read> RowReader<R> {
                 return None;
             }
             let mut e = q + digits;
-            let bytes = match width {
-                Some(IntWidth::I16) => 2,
-                Some(IntWidth::I32) => 4,
-                _ => 8,
-            };
             let v = if digits < 8 {
                 // below 10^7: in range for int4 and int8
                 let m = magnitude as i64;
@@ -126,11 +110,11 @@ impl<R: Read> RowReader<R> {
                 while e < limit && data[e].is_ascii_digit() {
                     e += 1;
                 }
-                let (field, n, g) = (&data[p..], e - p, plan.grammar);
-                let value = match bytes {
-                    2 => int::parse_i16_in(field, n, g).ok().map(i64::from),
-                    4 => int::parse_i32_in(field, n, g).ok().map(i64::from),
-                    _ => int::parse_i64_in(field, n, g).ok(),
+                let (text, n, g) = (&data[p..], e - p, plan.grammar);
+                let value = match field.bytes {
+                    2 => int::parse_i16_in(text, n, g).ok().map(i64::from),
+                    4 => int::parse_i32_in(text, n, g).ok().map(i64::from),
+                    _ => int::parse_i64_in(text, n, g).ok(),
                 };
                 value?
             };
@@ -138,12 +122,11 @@ impl<R: Read> RowReader<R> {
                 return None;
             }
             // in range for the field (int2), and for its column as forming checks it
-            let (at, w) = column.unwrap_or((0, 0));
-            if !fits(v, bytes) || !fits(v, w) {
+            if v < field.min || v > field.max {
                 return None;
             }
-            let le = v.to_le_bytes();
-            match w {
+            let (at, le) = (field.at, v.to_le_bytes());
+            match field.width {
                 2 => tuple[at..at + 2].copy_from_slice(&le[..2]),
                 4 => tuple[at..at + 4].copy_from_slice(&le[..4]),
                 8 => tuple[at..at + 8].copy_from_slice(&le),
