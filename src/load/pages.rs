@@ -866,20 +866,11 @@ unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, o
     // SAFETY: as the function's contract: the line pointer goes at `pd_lower` and the tuple
     // at `pd_upper - MAXALIGN(len)`, both inside the page's free space.
     unsafe {
-        let hdr = page as *mut pg_sys::PageHeaderData;
         let len = (*t).t_len as usize;
         let (off, at) = if own {
-            let lower = (*hdr).pd_lower as usize;
-            let upper = (*hdr).pd_upper as usize - maxalign(len);
-            let mut lp = pg_sys::ItemIdData::default();
-            lp.set_lp_off(upper as u32);
-            lp.set_lp_flags(pg_sys::LP_NORMAL);
-            lp.set_lp_len(len as u32);
-            (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+            let (off, upper) = claim(page, len);
             copy_short((*t).t_data as *const u8, page.add(upper), len);
-            (*hdr).pd_lower = (lower + LINE_POINTER) as u16;
-            (*hdr).pd_upper = upper as u16;
-            ((lower - PAGE_HEADER) / LINE_POINTER + 1, upper)
+            (off, upper)
         } else {
             let off = pg_sys::PageAddItemExtended(
                 page as pg_sys::Page,
@@ -900,15 +891,47 @@ unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, o
                 as *const pg_sys::ItemIdData;
             (off as usize, (*lp).lp_off() as usize)
         };
-        let tid = pg_sys::ItemPointerData {
-            ip_blkid: pg_sys::BlockIdData {
-                bi_hi: (blkno >> 16) as u16,
-                bi_lo: blkno as u16,
-            },
-            ip_posid: off as u16,
-        };
+        let tid = tid_of(blkno, off as u16);
         (*t).t_self = tid;
         (*(page.add(at) as pg_sys::HeapTupleHeader)).t_ctid = tid;
+    }
+}
+
+/// On a page of this load's own (no unused line pointers): the next line pointer, set for a
+/// tuple of `len` bytes at the top of the free space, and the free space shrunk by both;
+/// returns the tuple's offset number and its place on the page. The tuple's bytes are the
+/// caller's to write.
+///
+/// # Safety
+/// The page is locked exclusively and has room for the tuple and a line pointer.
+#[inline(always)]
+unsafe fn claim(page: *mut u8, len: usize) -> (usize, usize) {
+    // SAFETY: as the function's contract: the line pointer goes at `pd_lower`, inside the
+    // page's free space.
+    unsafe {
+        let hdr = page as *mut pg_sys::PageHeaderData;
+        let lower = (*hdr).pd_lower as usize;
+        let upper = (*hdr).pd_upper as usize - maxalign(len);
+        let mut lp = pg_sys::ItemIdData::default();
+        lp.set_lp_off(upper as u32);
+        lp.set_lp_flags(pg_sys::LP_NORMAL);
+        lp.set_lp_len(len as u32);
+        (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+        (*hdr).pd_lower = (lower + LINE_POINTER) as u16;
+        (*hdr).pd_upper = upper as u16;
+        ((lower - PAGE_HEADER) / LINE_POINTER + 1, upper)
+    }
+}
+
+/// The TID of line pointer `off` on block `blkno`.
+#[inline(always)]
+fn tid_of(blkno: pg_sys::BlockNumber, off: u16) -> pg_sys::ItemPointerData {
+    pg_sys::ItemPointerData {
+        ip_blkid: pg_sys::BlockIdData {
+            bi_hi: (blkno >> 16) as u16,
+            bi_lo: blkno as u16,
+        },
+        ip_posid: off,
     }
 }
 
@@ -947,30 +970,14 @@ unsafe fn put_uniform(
             put(page, blkno, &raw mut t, false);
             return t.t_self.ip_posid;
         }
-        let hdr = page as *mut pg_sys::PageHeaderData;
-        let lower = (*hdr).pd_lower as usize;
-        let upper = (*hdr).pd_upper as usize - maxalign(len);
-        let mut lp = pg_sys::ItemIdData::default();
-        lp.set_lp_off(upper as u32);
-        lp.set_lp_flags(pg_sys::LP_NORMAL);
-        lp.set_lp_len(len as u32);
-        (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+        let (off, upper) = claim(page, len);
         let to = page.add(upper);
         for w in 0..hoff / 8 {
             (to as *mut u64).add(w).write_unaligned(u.head[w]);
         }
         copy_short(data, to.add(hoff), d);
-        (*hdr).pd_lower = (lower + LINE_POINTER) as u16;
-        (*hdr).pd_upper = upper as u16;
-        let off = ((lower - PAGE_HEADER) / LINE_POINTER + 1) as u16;
-        (*(to as pg_sys::HeapTupleHeader)).t_ctid = pg_sys::ItemPointerData {
-            ip_blkid: pg_sys::BlockIdData {
-                bi_hi: (blkno >> 16) as u16,
-                bi_lo: blkno as u16,
-            },
-            ip_posid: off,
-        };
-        off
+        (*(to as pg_sys::HeapTupleHeader)).t_ctid = tid_of(blkno, off as u16);
+        off as u16
     }
 }
 
