@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # The bulk page path (src/load/pages.rs) in one server and one build: per workload COPY FROM,
 # fastcopy.load with fastcopy.page_path = off (heap_multi_insert) and with it on, in a random
-# order per round (one warm-up round, ROUNDS counted), TRUNCATE before every load; medians of
+# order per round (one warm-up round, ROUNDS counted), TRUNCATE and CHECKPOINT before every load
+# (so that no checkpoint the WAL of earlier loads set off runs during a load: a full run writes
+# ~15 GB of WAL, past max_wal_size); medians of
 # the per-round ratios. Workloads: lotsaints UNLOGGED and LOGGED (2,000,000 rows of 3 ints),
 # ints10m (10,000,000 rows of one int, logged), lotsaints into a table with a primary key.
 # Checks that every load left the same rows as COPY; writes bench/results/pages.md.
@@ -35,10 +37,10 @@ for m in "${majors[@]}"; do
     for r in $(seq 0 "$rounds"); do
       for k in $(random_order 3 "$r$w"); do
         case $k in
-          0) psql -c "TRUNCATE b_copy"; cm=$(psql -c "SELECT bench_ms('COPY b_copy FROM ''$data''')") ;;
-          1) psql -c "TRUNCATE b_off"
+          0) psql -c "TRUNCATE b_copy" -c "CHECKPOINT"; cm=$(psql -c "SELECT bench_ms('COPY b_copy FROM ''$data''')") ;;
+          1) psql -c "TRUNCATE b_off" -c "CHECKPOINT"
              om=$(psql -c "SET fastcopy.page_path = off" -c "SELECT bench_ms('SELECT fastcopy.load(''b_off'', ''$data'')')") ;;
-          2) psql -c "TRUNCATE b_on"
+          2) psql -c "TRUNCATE b_on" -c "CHECKPOINT"
              nm=$(psql -c "SET fastcopy.page_path = on" -c "SELECT bench_ms('SELECT fastcopy.load(''b_on'', ''$data'')')") ;;
         esac
       done
@@ -65,7 +67,7 @@ done
   echo
   echo "\`bench/pages.sh\` ($(date -u +%Y-%m-%d)): per workload COPY FROM, fastcopy.load with"
   echo "\`fastcopy.page_path = off\` (heap_multi_insert) and \`on\` (the page writer), one build, one"
-  echo "server, random order per round, $rounds rounds after a warm-up, TRUNCATE before each load;"
+  echo "server, random order per round, $rounds rounds after a warm-up, TRUNCATE and CHECKPOINT before each load;"
   echo "medians (ms) and medians of per-round ratios. Machine: $(nproc) vCPUs, $(uname -r),"
   echo "shared_buffers 1GB, release build. lotsaints: 2,000,000 rows of 3 ints; ints10m: 10,000,000"
   echo "rows of one int (logged); pk3: lotsaints into (a int PRIMARY KEY, b int, c int). steal: the"
