@@ -199,6 +199,23 @@ impl Uniform {
         self.count = 0;
         self.data.clear();
     }
+
+    /// Tuple `i` (its `len` bytes: the header, then its data bytes) written at `to`.
+    ///
+    /// # Safety
+    /// `i < count`; `to` has room for `len` bytes.
+    #[inline(always)]
+    unsafe fn write_tuple(&self, i: usize, to: *mut u8) {
+        let d = self.len - self.hoff;
+        // SAFETY: as the function's contract; `head` holds `hoff` bytes, a multiple of 8
+        // (`push_formed`), `data` `d` bytes per tuple.
+        unsafe {
+            for w in 0..self.hoff / 8 {
+                (to as *mut u64).add(w).write_unaligned(self.head[w]);
+            }
+            copy_short(self.data.as_ptr().add(i * d), to.add(self.hoff), d);
+        }
+    }
 }
 
 impl Pages {
@@ -321,9 +338,8 @@ impl Pages {
     unsafe fn materialize(&mut self, mem: pg_sys::MemoryContext) {
         let u = &mut self.uniform;
         let chunk = HEAPTUPLESIZE + maxalign(u.len);
-        let d = u.len - u.hoff;
-        // SAFETY: one allocation of `count` chunks, each a HeapTupleData and the tuple (its
-        // header bytes, then its data bytes), MAXALIGNed as palloc's chunks are.
+        // SAFETY: one allocation of `count` chunks, each a HeapTupleData and the tuple,
+        // MAXALIGNed as palloc's chunks are.
         unsafe {
             let base = pg_sys::MemoryContextAllocHuge(mem, u.count * chunk) as *mut u8;
             for i in 0..u.count {
@@ -335,8 +351,7 @@ impl Pages {
                     t_tableOid: self.relid,
                     t_data: td as pg_sys::HeapTupleHeader,
                 });
-                std::ptr::copy_nonoverlapping(u.head_bytes(), td, u.hoff);
-                std::ptr::copy_nonoverlapping(u.data.as_ptr().add(i * d), td.add(u.hoff), d);
+                u.write_tuple(i, td);
                 self.tuples.push(t);
             }
         }
@@ -668,7 +683,7 @@ impl Pages {
             if self.uniform.count == 0 {
                 put(page, blkno, self.tuples[i], own);
             } else {
-                self.offsets[k] = put_uniform(page, blkno, &mut self.uniform, i, own);
+                self.offsets[k] = put_uniform(page, blkno, &self.uniform, i, own);
             }
         }
     }
@@ -944,23 +959,20 @@ fn tid_of(blkno: pg_sys::BlockNumber, off: u16) -> pg_sys::ItemPointerData {
 unsafe fn put_uniform(
     page: *mut u8,
     blkno: pg_sys::BlockNumber,
-    u: &mut Uniform,
+    u: &Uniform,
     i: usize,
     own: bool,
 ) -> u16 {
-    let (len, hoff) = (u.len, u.hoff);
-    let d = len - hoff;
+    let len = u.len;
     // SAFETY: as the function's contract: the line pointer and the tuple go into the page's
-    // free space as in `put`; `data` holds `d` bytes per tuple, `count` tuples; `head` holds
-    // `hoff` bytes, a multiple of 8 (`push_formed`).
+    // free space as in `put`; a uniform tuple is at most TOAST_THRESHOLD bytes
+    // (`push_formed`), so it fits `whole`.
     unsafe {
-        let data = u.data.as_ptr().add(i * d);
         if !own {
             // through PageAddItemExtended, as `put`, from the tuple put together here
             let mut whole = [0u64; TOAST_THRESHOLD / 8 + 1];
             let td = whole.as_mut_ptr() as *mut u8;
-            std::ptr::copy_nonoverlapping(u.head_bytes(), td, hoff);
-            std::ptr::copy_nonoverlapping(data, td.add(hoff), d);
+            u.write_tuple(i, td);
             let mut t = pg_sys::HeapTupleData {
                 t_len: len as u32,
                 t_self: pg_sys::ItemPointerData::default(),
@@ -972,10 +984,7 @@ unsafe fn put_uniform(
         }
         let (off, upper) = claim(page, len);
         let to = page.add(upper);
-        for w in 0..hoff / 8 {
-            (to as *mut u64).add(w).write_unaligned(u.head[w]);
-        }
-        copy_short(data, to.add(hoff), d);
+        u.write_tuple(i, to);
         (*(to as pg_sys::HeapTupleHeader)).t_ctid = tid_of(blkno, off as u16);
         off as u16
     }

@@ -47,6 +47,13 @@ pub struct Staged {
     generated_done: bool,
 }
 
+/// A tuple's place on a heap page: its MAXALIGNed length and a line pointer (what a batch's
+/// `tuple_bytes` counts, for the pages it will need).
+#[inline(always)]
+fn page_space(len: usize) -> usize {
+    len.next_multiple_of(8) + 4
+}
+
 /// How many rows ahead of the one it stores [`Batch::store_formed_run`] asks for a formed
 /// tuple to be brought into the cache: a few hundred nanoseconds of the run's rows ahead.
 const FORMED_AHEAD: usize = 16;
@@ -150,8 +157,7 @@ impl Batch {
                     pages.push(tuple, mem);
                 }
             }
-            // (its place on a heap page: MAXALIGNed tuple and a line pointer)
-            tuple_bytes += Former::formed_len(formed).next_multiple_of(8) + 4;
+            tuple_bytes += page_space(Former::formed_len(formed));
             bytes += line_len;
             r += 1;
             if bytes >= max_bytes || r == from + room {
@@ -192,9 +198,8 @@ impl Batch {
         // SAFETY: as the function's contract.
         unsafe {
             let buf = &mut self.buffers[0];
-            // its place on a heap page: MAXALIGNed tuple and a line pointer
             debug_assert_eq!((*tuple).t_len as usize, len);
-            buf.tuple_bytes += len.next_multiple_of(8) + 4;
+            buf.tuple_bytes += page_space(len);
             // a row without a NULL in its NOT NULL columns passes their constraints: nothing
             // to test when they are the only ones
             let constraints = buf.has_constraints
@@ -324,7 +329,7 @@ impl Batch {
             }
             tuple::materialize(slot);
             let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
-            buf.tuple_bytes += ((*tuple).t_len as usize).next_multiple_of(8) + 4;
+            buf.tuple_bytes += page_space((*tuple).t_len as usize);
             Stored::from_full(self.add(b, row.line_no(), row.line_len()))
         }
     }
