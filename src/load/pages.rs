@@ -619,6 +619,11 @@ impl Pages {
             pg_sys::CritSectionCount += 1; // START_CRIT_SECTION
             self.put_at(page, blkno, ndone, 0, own);
             let mut k = 1;
+            if own && self.uniform.count > 0 {
+                // tuples of one length: how many more fit is known at once
+                let more = uniform_fit(hdr, self.uniform.len, self.save_free_space);
+                k += self.put_uniform_run(page, blkno, ndone + 1, more.min(n - ndone - 1));
+            }
             while ndone + k < n {
                 let free = match own {
                     true => free_space(hdr),
@@ -688,6 +693,49 @@ impl Pages {
         }
     }
 
+    /// Uniform tuples `from..from + count` onto a page without unused line pointers, which
+    /// has room for them under the fillfactor ([`uniform_fit`]), after its first tuple of
+    /// this visit: the same bytes as `put_uniform` for each, with the page's bounds kept in
+    /// registers and written once; returns `count`.
+    ///
+    /// # Safety
+    /// In `fill_page`'s critical section, the page locked exclusively; `from + count` at most
+    /// `self.uniform.count`, and at most `MAX_TUPLES_PER_PAGE - 1` tuples (`offsets`).
+    #[inline(always)]
+    unsafe fn put_uniform_run(
+        &mut self,
+        page: *mut u8,
+        blkno: pg_sys::BlockNumber,
+        from: usize,
+        count: usize,
+    ) -> usize {
+        let u = &self.uniform;
+        let (len, alen) = (u.len, maxalign(u.len));
+        // SAFETY: as the function's contract: each line pointer goes at `lower`, each tuple
+        // below `upper`, inside the free space `uniform_fit` counted them into.
+        unsafe {
+            let hdr = page as *mut pg_sys::PageHeaderData;
+            let (mut lower, mut upper) = ((*hdr).pd_lower as usize, (*hdr).pd_upper as usize);
+            let mut lp = pg_sys::ItemIdData::default();
+            lp.set_lp_flags(pg_sys::LP_NORMAL);
+            lp.set_lp_len(len as u32);
+            for j in 0..count {
+                upper -= alen;
+                lp.set_lp_off(upper as u32);
+                (page.add(lower) as *mut pg_sys::ItemIdData).write(lp);
+                let off = ((lower - PAGE_HEADER) / LINE_POINTER + 1) as u16;
+                lower += LINE_POINTER;
+                let to = page.add(upper);
+                u.write_tuple(from + j, to);
+                (*(to as pg_sys::HeapTupleHeader)).t_ctid = tid_of(blkno, off);
+                self.offsets[1 + j] = off;
+            }
+            (*hdr).pd_lower = lower as u16;
+            (*hdr).pd_upper = upper as u16;
+        }
+        count
+    }
+
     /// The page's `XLOG_HEAP2_MULTI_INSERT` record for tuples `from..from + k`, as
     /// heap_multi_insert builds it: the record header (and the offsets, unless the page was
     /// empty and is re-initialized at replay), then per tuple its `xl_multi_insert_tuple` at a
@@ -711,33 +759,53 @@ impl Pages {
         // SAFETY: the record stays within the scratch block (see `fill_page`); the tuples
         // are valid; the server calls are made as heap_multi_insert makes them.
         unsafe {
-            for i in 0..k {
-                // the tuple's offset and header: a uniform tuple's from the page (the same
-                // bytes the tuple would have), another's from the tuple
-                let (posid, td, len) = if self.uniform.count > 0 {
+            if self.uniform.count > 0 {
+                // one length and one header for all: the entry's 7 header bytes as one
+                // 8-byte store (its last byte then overwritten by the data, at least one byte:
+                // t_hoff is at least 24), the data from the tuple on the page
+                let u = &self.uniform;
+                let datalen = u.len - TUPLE_HEADER;
+                let head = u.head.as_ptr() as pg_sys::HeapTupleHeader;
+                let mut entry = [0u8; 8];
+                entry[..2].copy_from_slice(&(datalen as u16).to_ne_bytes());
+                entry[2..4].copy_from_slice(&(*head).t_infomask2.to_ne_bytes());
+                entry[4..6].copy_from_slice(&(*head).t_infomask.to_ne_bytes());
+                entry[6] = (*head).t_hoff;
+                let entry = u64::from_ne_bytes(entry);
+                for i in 0..k {
                     let posid = self.offsets[i];
                     let lp = page.add(PAGE_HEADER + (posid as usize - 1) * LINE_POINTER)
                         as *const pg_sys::ItemIdData;
-                    let td = page.add((*lp).lp_off() as usize) as pg_sys::HeapTupleHeader;
-                    (posid, td, self.uniform.len)
-                } else {
-                    let t = self.tuples[from + i];
-                    ((*t).t_self.ip_posid, (*t).t_data, (*t).t_len as usize)
-                };
-                if !init {
-                    let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
-                    off.write_unaligned(posid);
+                    let td = page.add((*lp).lp_off() as usize);
+                    if !init {
+                        let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
+                        off.write_unaligned(posid);
+                    }
+                    p = (p + 1) & !1; // SHORTALIGN
+                    (base.add(p) as *mut u64).write_unaligned(entry);
+                    p += SIZE_OF_MULTI_INSERT_TUPLE;
+                    copy_short(td.add(TUPLE_HEADER), base.add(p), datalen);
+                    p += datalen;
                 }
-                p = (p + 1) & !1; // SHORTALIGN
-                let datalen = len - TUPLE_HEADER;
-                let h = base.add(p);
-                (h as *mut u16).write_unaligned(datalen as u16);
-                (h.add(2) as *mut u16).write_unaligned((*td).t_infomask2);
-                (h.add(4) as *mut u16).write_unaligned((*td).t_infomask);
-                *h.add(6) = (*td).t_hoff;
-                p += SIZE_OF_MULTI_INSERT_TUPLE;
-                copy_short((td as *const u8).add(TUPLE_HEADER), base.add(p), datalen);
-                p += datalen;
+            } else {
+                for i in 0..k {
+                    let t = self.tuples[from + i];
+                    let (posid, td) = ((*t).t_self.ip_posid, (*t).t_data);
+                    if !init {
+                        let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
+                        off.write_unaligned(posid);
+                    }
+                    p = (p + 1) & !1; // SHORTALIGN
+                    let datalen = (*t).t_len as usize - TUPLE_HEADER;
+                    let h = base.add(p);
+                    (h as *mut u16).write_unaligned(datalen as u16);
+                    (h.add(2) as *mut u16).write_unaligned((*td).t_infomask2);
+                    (h.add(4) as *mut u16).write_unaligned((*td).t_infomask);
+                    *h.add(6) = (*td).t_hoff;
+                    p += SIZE_OF_MULTI_INSERT_TUPLE;
+                    copy_short((td as *const u8).add(TUPLE_HEADER), base.add(p), datalen);
+                    p += datalen;
+                }
             }
             let mut info = XLOG_HEAP2_MULTI_INSERT;
             let mut bufflags = pg_sys::REGBUF_STANDARD as u8;
@@ -816,6 +884,25 @@ unsafe fn max_offset(hdr: *const pg_sys::PageHeaderData) -> usize {
     // SAFETY: as the function's contract.
     let lower = unsafe { (*hdr).pd_lower } as usize;
     lower.saturating_sub(PAGE_HEADER) / LINE_POINTER
+}
+
+/// How many more tuples of `len` bytes `fill_page`'s test (`free_space` at least the tuple
+/// and the fillfactor's reserve, `save`) lets onto a page without unused line pointers, one
+/// after the other: each takes `maxalign(len)` and a line pointer, and the test before the
+/// j-th of them (from 1) holds exactly while `pd_upper - pd_lower` (now) less j of those is
+/// at least `save`; and no more than the page's line pointers allow.
+///
+/// # Safety
+/// `hdr` is the header of a locked page.
+#[inline(always)]
+unsafe fn uniform_fit(hdr: *const pg_sys::PageHeaderData, len: usize, save: usize) -> usize {
+    // SAFETY: as the function's contract.
+    let (lower, upper) = unsafe { ((*hdr).pd_lower as usize, (*hdr).pd_upper as usize) };
+    let by_space =
+        upper.saturating_sub(lower).saturating_sub(save) / (maxalign(len) + LINE_POINTER);
+    // SAFETY: as above.
+    let by_count = MAX_TUPLES_PER_PAGE.saturating_sub(unsafe { max_offset(hdr) });
+    by_space.min(by_count)
 }
 
 /// `PageGetHeapFreeSpace` of a page without unused line pointers.
