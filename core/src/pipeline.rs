@@ -420,7 +420,7 @@ impl RowBlock {
 
     /// Row `r`'s tuple, formed by the plan's [`TuplePlan`]; `None` where the loader must
     /// form it (or raise the row's error) itself.
-    #[inline]
+    #[inline(always)]
     pub fn tuple(&self, r: usize) -> Option<&[u8]> {
         let n = self.tuple_len;
         if n > 0 {
@@ -433,13 +433,18 @@ impl RowBlock {
     }
 
     /// For a loader at row `r` of a run of formed tuples of a fixed plan: starts loading the
-    /// tuple, mark and formed flag of row `r + ahead` into the cache (the reader thread wrote
+    /// tuple (both lines of a slot that spans two), mark and formed flag of row `r + ahead`
+    /// into the cache (the reader thread wrote
     /// them on the other core; read one after the other, each line would stall the loop).
     #[inline(always)]
     pub fn prefetch_formed(&self, r: usize, ahead: usize) {
         let i = r + ahead;
         if i < self.len {
-            prefetch_line(self.tuples.as_ptr().wrapping_add(i * self.tuple_len));
+            // the slot's first and last bytes: a slot that does not start a line spans two
+            // (the loader reads the data bytes at its end)
+            let slot = self.tuples.as_ptr().wrapping_add(i * self.tuple_len);
+            prefetch_line(slot);
+            prefetch_line(slot.wrapping_add(self.tuple_len - 1));
             prefetch_line(self.marks.as_ptr().wrapping_add(i).cast());
             prefetch_line(self.formed.as_ptr().wrapping_add(i).cast());
         }

@@ -56,7 +56,7 @@ fn page_space(len: usize) -> usize {
 
 /// How many rows ahead of the one it stores [`Batch::store_formed_run`] asks for a formed
 /// tuple to be brought into the cache: a few hundred nanoseconds of the run's rows ahead.
-const FORMED_AHEAD: usize = 16;
+const FORMED_AHEAD: usize = 32;
 
 impl Batch {
     /// The short path: forms the tuple into the batch arena, stores it in the target's buffer,
