@@ -40,7 +40,8 @@ fn main() {
     let path = args.next().expect("usage: reader_speed FILE [fused|plain]");
     let data = std::fs::read(path).expect("readable file");
     let mut plan = IntPlan::new(vec![Some(IntWidth::I32); 3], Grammar::Pg16).unwrap();
-    plan.tuple = TuplePlan::new(vec![0; 40], vec![(0, 24, 4), (1, 28, 4), (2, 32, 4)], 3);
+    plan.tuple = TuplePlan::new(vec![0; 40], vec![(0, 24, 4), (1, 28, 4), (2, 32, 4)], 3)
+        .map(|tp| tp.with_data(24, 36));
     let fused = || read(RowReader::new(&data[..], Options::text()), &plan);
     let plain = || read(Plain(RowReader::new(&data[..], Options::text())), &plan);
     match args.next().as_deref() {

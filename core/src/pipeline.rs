@@ -148,6 +148,9 @@ pub struct TuplePlan {
     /// Tuples of a layout that varies from row to row (text values): then there is no
     /// template, and the block keeps each row's tuple at its own place and length.
     varying: Option<VaryingPlan>,
+    /// The tuple's data bytes, `template[start..end]`, every column inside them: the block
+    /// also keeps them of every formed row side by side ([`RowBlock::data_run`]).
+    data: Option<(usize, usize)>,
 }
 
 impl TuplePlan {
@@ -176,6 +179,7 @@ impl TuplePlan {
             field_columns: once.then_some(by_field),
             padded: Vec::new(),
             varying: None,
+            data: None,
         })
     }
 
@@ -188,6 +192,7 @@ impl TuplePlan {
             field_columns: None,
             padded: Vec::new(),
             varying: Some(plan),
+            data: None,
         }
     }
 
@@ -226,6 +231,28 @@ impl TuplePlan {
         }
         self.padded = padded;
         Some(self)
+    }
+
+    /// The plan whose tuples' data bytes are `template[start..end]`: the block keeps those of
+    /// every formed row side by side as well, for a loader that takes only them (a run of
+    /// rows in one copy). Only where the range lies inside the template and holds every
+    /// column, and the plan has no `char(n)` columns (whose bytes only the ordinary forming
+    /// writes); else the plan as it was ([`TuplePlan::data`] `None`).
+    pub fn with_data(mut self, start: usize, end: usize) -> TuplePlan {
+        let inside = |&(_, at, w): &(usize, usize, usize)| start <= at && at + w <= end;
+        if start <= end
+            && end <= self.template.len()
+            && self.padded.is_empty()
+            && self.columns.iter().all(inside)
+        {
+            self.data = Some((start, end));
+        }
+        self
+    }
+
+    /// Where the block keeps the tuples' data bytes from ([`TuplePlan::with_data`]).
+    pub fn data(&self) -> Option<(usize, usize)> {
+        self.data
     }
 
     /// Bytes per formed tuple (the template's); 0 for a varying plan.
@@ -317,6 +344,12 @@ pub struct RowBlock {
     spans: Vec<(u32, u32)>,
     /// The template every tuple slot holds outside its columns' bytes (see `fill`).
     template: Vec<u8>,
+    /// With a plan that has its data bytes (`TuplePlan::with_data`): `data[r * n..]`, n =
+    /// `data_len` bytes, are the data bytes of row r's tuple if `formed[r]`, the same as in
+    /// its slot from `data_at` on; `data_len` 0 without.
+    data: Vec<u8>,
+    data_at: usize,
+    data_len: usize,
     /// Row r's tuple is formed (set as the row is read when the decoder formed it in one pass,
     /// [`Decoder::next_int_row`], else after the block is read).
     formed: Vec<bool>,
@@ -344,6 +377,9 @@ impl RowBlock {
             varying: false,
             spans: Vec::new(),
             template: Vec::new(),
+            data: Vec::new(),
+            data_at: 0,
+            data_len: 0,
             formed: Vec::new(),
             marks: Vec::new(),
             bytes_read: 0,
@@ -364,6 +400,9 @@ impl RowBlock {
             varying: false,
             spans: Vec::new(),
             template: Vec::new(),
+            data: Vec::new(),
+            data_at: 0,
+            data_len: 0,
             formed: Vec::new(),
             marks: Vec::new(),
             bytes_read: 0,
@@ -457,6 +496,40 @@ impl RowBlock {
         self.tuple_len > 0
     }
 
+    /// Bytes of a formed tuple's data kept side by side ([`RowBlock::data_run`]); 0 when the
+    /// block keeps none (a plan without them, a varying plan).
+    #[inline]
+    pub fn data_len(&self) -> usize {
+        self.data_len
+    }
+
+    /// Where a tuple's data bytes start in its slot (see [`RowBlock::data_len`]).
+    #[inline]
+    pub fn data_at(&self) -> usize {
+        self.data_at
+    }
+
+    /// The data bytes of the formed tuples of rows `from..to`, one after the other
+    /// (`data_len` each): what `tuple(r)[data_at..data_at + data_len]` holds for each.
+    #[inline(always)]
+    pub fn data_run(&self, from: usize, to: usize) -> &[u8] {
+        &self.data[from * self.data_len..to * self.data_len]
+    }
+
+    /// Whether row `r`'s tuple is formed (`tuple(r)` is `Some`).
+    #[inline(always)]
+    pub fn is_formed(&self, r: usize) -> bool {
+        (self.tuple_len > 0 || self.varying) && self.formed[r]
+    }
+
+    /// Row `r`'s data bytes copied beside the others, from its formed slot.
+    #[inline(always)]
+    fn keep_data(&mut self, r: usize) {
+        let (at, n) = (self.data_at, self.data_len);
+        let slot = r * self.tuple_len + at;
+        self.data[r * n..(r + 1) * n].copy_from_slice(&self.tuples[slot..slot + n]);
+    }
+
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
     /// when the next row would wait for the stream and the writer asks for the rows
@@ -496,6 +569,12 @@ impl RowBlock {
             }
             self.template.clone_from(&tp.template);
         }
+        let data = plan
+            .and_then(|p| p.tuple.as_ref())
+            .filter(|_| !self.varying)
+            .and_then(|tp| tp.data);
+        (self.data_at, self.data_len) = data.map_or((0, 0), |(start, end)| (start, end - start));
+        self.data.resize(self.rows.len() * self.data_len, 0);
         self.formed.resize(self.rows.len(), false);
         self.marks.resize(self.rows.len(), RowMark::default());
         // Lines of plain integers are read, converted and formed in one pass where the
@@ -517,6 +596,9 @@ impl RowBlock {
                 let n = self.tuple_len;
                 let tuple = &mut self.tuples[r * n..(r + 1) * n];
                 if let Some(mark) = reader.next_int_row(p, &mut self.rows[r], tuple) {
+                    if self.data_len > 0 {
+                        self.keep_data(r);
+                    }
                     self.formed[r] = true;
                     self.marks[r] = mark;
                     bytes += self.rows[r].raw_len();
@@ -567,6 +649,11 @@ impl RowBlock {
                 } else if let Some(tp) = &plan.tuple {
                     let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
                     self.formed[r] = row.len() == tp.nfields && tp.form(out, row, tuple);
+                    if self.formed[r] && self.data_len > 0 {
+                        // (as `keep_data`, field by field: `ints` is borrowed by the loop)
+                        let (at, n) = (r * tp.len() + self.data_at, self.data_len);
+                        self.data[r * n..(r + 1) * n].copy_from_slice(&self.tuples[at..at + n]);
+                    }
                 }
             }
         }

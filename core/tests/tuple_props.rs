@@ -252,7 +252,9 @@ mod fused {
                 columns.push((f, 24 + at, b));
                 at += b;
             }
-            plan.tuple = TuplePlan::new(vec![0xA5; 24 + at.next_multiple_of(8)], columns, n);
+            // (the data bytes from the first column on, kept beside the slots as well)
+            plan.tuple = TuplePlan::new(vec![0xA5; 24 + at.next_multiple_of(8)], columns, n)
+                .map(|tp| tp.with_data(24, 24 + at));
             let mut data = Vec::new();
             for (fields, eol) in &c.lines {
                 data.extend_from_slice(fields.join(&(c.delim as char).to_string()).as_bytes());

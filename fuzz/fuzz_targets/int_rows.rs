@@ -58,7 +58,9 @@ fn plan(sel: u8) -> IntPlan {
         columns.push((f, at, b));
         at += b;
     }
-    plan.tuple = TuplePlan::new(vec![0x5A; at.next_multiple_of(8)], columns, n);
+    // (the data bytes, from 24 on, kept beside the slots as well)
+    plan.tuple =
+        TuplePlan::new(vec![0x5A; at.next_multiple_of(8)], columns, n).map(|tp| tp.with_data(24, at));
     plan
 }
 

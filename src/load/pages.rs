@@ -287,6 +287,28 @@ impl Pages {
         self.tuples.push(t);
     }
 
+    /// Data bytes per tuple of the batch's uniform tuples, once the first is in
+    /// ([`Pages::push_formed`]); `None` before, or when the batch holds tuples of its own.
+    #[inline(always)]
+    pub fn uniform_data_len(&self) -> Option<usize> {
+        let u = &self.uniform;
+        (u.count > 0).then(|| u.len - u.hoff)
+    }
+
+    /// `count` more uniform tuples of the batch's plan as their data bytes, `data` holding
+    /// them one after the other ([`RowBlock::data_run`](fastcopy_core::pipeline::RowBlock)),
+    /// `uniform_data_len` bytes each.
+    ///
+    /// # Safety
+    /// `uniform_data_len()` is `Some(n)` and `data` is `count * n` bytes: the data bytes of
+    /// tuples of the plan of the batch's first (as `push_formed`'s # Safety).
+    #[inline(always)]
+    pub unsafe fn push_data_run(&mut self, data: &[u8], count: usize) {
+        debug_assert_eq!(Some(data.len()), self.uniform_data_len().map(|n| n * count));
+        self.uniform.data.extend_from_slice(data);
+        self.uniform.count += count;
+    }
+
     /// A tuple the reader formed by a fixed plan (`formed`: its `HeapTupleData`, then the
     /// tuple, as [`super::tuple::Former::copy_formed`] takes it), kept as its data bytes only
     /// ([`Uniform`]); false, keeping nothing, when the batch already holds tuples of its own

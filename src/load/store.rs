@@ -141,7 +141,47 @@ impl Batch {
         // rows before `counted` are in the buffer's and the batch's counts
         let (mut r, mut counted) = (from, from);
         let mut full = false;
+        let run_len = block.data_len();
         while r < end {
+            // A run of rows whose data bytes the block keeps side by side, after the batch's
+            // first uniform tuple: counted row by row (their lines' bytes, the batch's
+            // limits, a cancel after each, as below), taken in one copy.
+            if run_len > 0 && pages.uniform_data_len() == Some(run_len) && block.is_formed(r) {
+                let space = page_space(block.tuple(r).map_or(0, Former::formed_len));
+                let at = r;
+                let mut cancel = false;
+                loop {
+                    bytes += block.mark(r).line_len;
+                    r += 1;
+                    if bytes >= max_bytes || r == from + room {
+                        full = true;
+                        break;
+                    }
+                    if r == end || !block.is_formed(r) {
+                        break;
+                    }
+                    if interrupt_pending() {
+                        cancel = true;
+                        break;
+                    }
+                }
+                // SAFETY: the batch's uniform tuples are of this block's fixed plan (the
+                // reader forms them only for the target's), `run_len` data bytes each.
+                unsafe { pages.push_data_run(block.data_run(at, r), r - at) };
+                tuple_bytes += space * (r - at);
+                if full {
+                    break;
+                }
+                if cancel || interrupt_pending() {
+                    buf.used += r - counted;
+                    self.used += r - counted;
+                    counted = r;
+                    buf.tuple_bytes = tuple_bytes;
+                    self.bytes = bytes;
+                    interrupted(r - 1);
+                }
+                continue;
+            }
             let Some(formed) = block.tuple(r) else { break };
             if fixed {
                 block.prefetch_formed(r, FORMED_AHEAD);

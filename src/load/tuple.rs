@@ -385,7 +385,9 @@ impl Former {
             (*tuple).t_data = std::ptr::null_mut();
         }
         let template = words.iter().flat_map(|w| w.to_ne_bytes()).collect();
-        TuplePlan::new(template, columns, nfields)
+        // (the data bytes, after the header: what the page writer takes of a uniform tuple)
+        let data = HEAPTUPLESIZE + HOFF..HEAPTUPLESIZE + self.fixed_len as usize;
+        TuplePlan::new(template, columns, nfields).map(|tp| tp.with_data(data.start, data.end))
     }
 
     /// [`Former::tuple_plan`] for a table with `char(n)` columns. Every tuple has the same

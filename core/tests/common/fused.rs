@@ -65,6 +65,13 @@ pub fn blocks<D: Decoder>(mut d: D, plan: &IntPlan, rows: usize) -> Vec<Seen> {
                         Field::Default => Some(b"<default>".to_vec()),
                     })
                     .collect();
+                // the data bytes kept beside the slots are the slot's
+                if let Some(t) = &tuple
+                    && block.data_len() > 0
+                {
+                    let at = block.data_at();
+                    assert_eq!(block.data_run(r, r + 1), &t[at..at + block.data_len()]);
+                }
                 let mark = block.mark(r);
                 assert_eq!(
                     (mark.line_no, mark.line_len),
