@@ -43,7 +43,8 @@ pub trait Decoder {
 
     /// Reads the next row if the decoder can convert all of its fields by `plan` and form
     /// its tuple as it reads it: its columns' bytes into `tuple` (a slot that holds the plan's
-    /// template), and into `row` what a CONTEXT line needs (its raw line, number and lengths;
+    /// template) and, unless it is empty, into `kept` (the tuple's data bytes, which the block
+    /// keeps beside the slots: [`FusedField::data_at`]), and into `row` what a CONTEXT line needs (its raw line, number and lengths;
     /// no fields: the loader reads only the tuple of such a row); returns its mark. None,
     /// nothing read, for any other row: [`next_row`](Self::next_row) then reads it.
     fn next_int_row(
@@ -51,6 +52,7 @@ pub trait Decoder {
         _plan: &FusedPlan,
         _row: &mut Row,
         _tuple: &mut [u8],
+        _kept: &mut [u8],
     ) -> Option<RowMark> {
         None
     }
@@ -85,8 +87,9 @@ impl<R: Read> Decoder for RowReader<R> {
         plan: &FusedPlan,
         row: &mut Row,
         tuple: &mut [u8],
+        kept: &mut [u8],
     ) -> Option<RowMark> {
-        RowReader::next_int_row(self, plan, row, tuple)
+        RowReader::next_int_row(self, plan, row, tuple, kept)
     }
 }
 

@@ -76,6 +76,9 @@ pub struct FusedField {
     /// the tuple.
     pub width: u8,
     pub at: usize,
+    /// The column's offset in the tuple's data bytes, where the block keeps them apart
+    /// ([`TuplePlan::with_data`]; 0 where it does not).
+    pub data_at: usize,
     /// The values both the field and its column take.
     pub min: i64,
     pub max: i64,
@@ -95,7 +98,9 @@ impl IntPlan {
     /// at most one column, and the tuple plan says which (see [`TuplePlan`]'s
     /// `field_columns`).
     pub fn fused(&self) -> Option<FusedPlan> {
-        let columns = self.tuple.as_ref()?.field_columns.as_deref()?;
+        let tuple = self.tuple.as_ref()?;
+        let columns = tuple.field_columns.as_deref()?;
+        let data_start = tuple.data.map_or(0, |(start, _)| start);
         if columns.len() != self.fields.len() {
             return None;
         }
@@ -115,6 +120,7 @@ impl IntPlan {
                     bytes: bytes as u8,
                     width: w as u8,
                     at,
+                    data_at: at.saturating_sub(data_start),
                     min: lo.max(clo),
                     max: hi.min(chi),
                 })
@@ -522,14 +528,6 @@ impl RowBlock {
         (self.tuple_len > 0 || self.varying) && self.formed[r]
     }
 
-    /// Row `r`'s data bytes copied beside the others, from its formed slot.
-    #[inline(always)]
-    fn keep_data(&mut self, r: usize) {
-        let (at, n) = (self.data_at, self.data_len);
-        let slot = r * self.tuple_len + at;
-        self.data[r * n..(r + 1) * n].copy_from_slice(&self.tuples[slot..slot + n]);
-    }
-
     /// Reads rows until the block is full, `max_bytes` of input are in it, or the input ends;
     /// converts the integer fields of `plan`. With `ready` (the decoder reads a stream), also
     /// when the next row would wait for the stream and the writer asks for the rows
@@ -558,23 +556,32 @@ impl RowBlock {
         } else {
             self.tuples.resize(self.rows.len() * self.tuple_len, 0);
         }
-        // Every slot holds the template: the fused path writes only the columns' bytes (forming
-        // writes the whole template, which leaves the other bytes as they are).
+        let data = plan
+            .and_then(|p| p.tuple.as_ref())
+            .filter(|_| !self.varying)
+            .and_then(|tp| tp.data);
+        let (data_at, data_len) = data.map_or((0, 0), |(start, end)| (start, end - start));
+        // Every slot holds the template, and every row's kept data bytes the template's: the
+        // fused path writes only the columns' bytes (forming writes the whole template, which
+        // leaves the other bytes as they are).
         if let Some(tp) = plan.and_then(|p| p.tuple.as_ref())
             && !self.varying
-            && self.template != tp.template
+            && (self.template != tp.template
+                || (self.data_at, self.data_len) != (data_at, data_len))
         {
             for slot in self.tuples.chunks_exact_mut(tp.len()) {
                 slot.copy_from_slice(&tp.template);
             }
             self.template.clone_from(&tp.template);
+            self.data.resize(self.rows.len() * data_len, 0);
+            if data_len > 0 {
+                let bytes = &tp.template[data_at..data_at + data_len];
+                for row in self.data.chunks_exact_mut(data_len) {
+                    row.copy_from_slice(bytes);
+                }
+            }
         }
-        let data = plan
-            .and_then(|p| p.tuple.as_ref())
-            .filter(|_| !self.varying)
-            .and_then(|tp| tp.data);
-        (self.data_at, self.data_len) = data.map_or((0, 0), |(start, end)| (start, end - start));
-        self.data.resize(self.rows.len() * self.data_len, 0);
+        (self.data_at, self.data_len) = (data_at, data_len);
         self.formed.resize(self.rows.len(), false);
         self.marks.resize(self.rows.len(), RowMark::default());
         // Lines of plain integers are read, converted and formed in one pass where the
@@ -595,10 +602,9 @@ impl RowBlock {
             if let Some(p) = &fused {
                 let n = self.tuple_len;
                 let tuple = &mut self.tuples[r * n..(r + 1) * n];
-                if let Some(mark) = reader.next_int_row(p, &mut self.rows[r], tuple) {
-                    if self.data_len > 0 {
-                        self.keep_data(r);
-                    }
+                let d = self.data_len;
+                let kept = &mut self.data[r * d..(r + 1) * d];
+                if let Some(mark) = reader.next_int_row(p, &mut self.rows[r], tuple, kept) {
                     self.formed[r] = true;
                     self.marks[r] = mark;
                     bytes += self.rows[r].raw_len();
@@ -650,7 +656,7 @@ impl RowBlock {
                     let tuple = &mut self.tuples[r * tp.len()..(r + 1) * tp.len()];
                     self.formed[r] = row.len() == tp.nfields && tp.form(out, row, tuple);
                     if self.formed[r] && self.data_len > 0 {
-                        // (as `keep_data`, field by field: `ints` is borrowed by the loop)
+                        // (the fused path writes them as it writes the slot)
                         let (at, n) = (r * tp.len() + self.data_at, self.data_len);
                         self.data[r * n..(r + 1) * n].copy_from_slice(&self.tuples[at..at + n]);
                     }

@@ -154,8 +154,9 @@ mod fused {
             plan: &FusedPlan,
             row: &mut Row,
             tuple: &mut [u8],
+            kept: &mut [u8],
         ) -> Option<RowMark> {
-            let taken = self.0.next_int_row(plan, row, tuple);
+            let taken = self.0.next_int_row(plan, row, tuple, kept);
             self.1 += taken.is_some() as usize;
             taken
         }
@@ -299,7 +300,8 @@ mod fused {
     fn plain_integer_lines_take_the_fused_path() {
         let plan = {
             let mut p = IntPlan::new(vec![Some(IntWidth::I32); 3], Grammar::Pg16).unwrap();
-            p.tuple = TuplePlan::new(vec![0; 40], vec![(0, 24, 4), (1, 28, 4), (2, 32, 4)], 3);
+            p.tuple = TuplePlan::new(vec![0; 40], vec![(0, 24, 4), (1, 28, 4), (2, 32, 4)], 3)
+                .map(|tp| tp.with_data(24, 36));
             p
         };
         let mut data = Vec::new();
@@ -316,13 +318,19 @@ mod fused {
         let mut reader = RowReader::new(&data[..], Options::text());
         assert!(reader.int_rows(&plan));
         let mut row = Row::new();
-        let mut tuple = vec![0; 40];
+        let (mut tuple, mut kept) = (vec![0; 40], vec![0; 12]);
         let fused = plan.fused().unwrap();
         // the first line fixes the line ending: the ordinary path reads it
-        assert!(reader.next_int_row(&fused, &mut row, &mut tuple).is_none());
+        assert!(
+            reader
+                .next_int_row(&fused, &mut row, &mut tuple, &mut kept)
+                .is_none()
+        );
         assert!(reader.next_row(&mut row).unwrap());
         assert_eq!(row.len(), 3);
-        let mark = reader.next_int_row(&fused, &mut row, &mut tuple).unwrap();
+        let mark = reader
+            .next_int_row(&fused, &mut row, &mut tuple, &mut kept)
+            .unwrap();
         assert_eq!((mark.line_no, mark.line_len), (2, 12));
         assert_eq!(
             (row.line_no(), row.mark().line_len, row.raw_len()),
@@ -333,6 +341,8 @@ mod fused {
         assert_eq!(&tuple[24..28], &1i32.to_le_bytes());
         assert_eq!(&tuple[28..32], &(-7i32).to_le_bytes());
         assert_eq!(&tuple[32..36], &3243423i32.to_le_bytes());
+        // and the data bytes kept apart are the tuple's
+        assert_eq!(&kept[..], &tuple[24..36]);
         assert_eq!(row.line_no(), 2);
         assert_eq!(&*row.raw_line(), b"1\t-7\t3243423");
         // markers that could be integers switch it off

@@ -35,7 +35,7 @@
 use super::{Eol, Format, RawLine, Row, RowReader};
 use crate::chunks::PAD;
 use crate::int;
-use crate::pipeline::{FusedPlan, IntPlan, RowMark};
+use crate::pipeline::{FusedField, FusedPlan, IntPlan, RowMark};
 use std::io::Read;
 
 /// Copies of the line into the row buffer are made in blocks of this size.
@@ -82,6 +82,7 @@ impl<R: Read> RowReader<R> {
         plan: &FusedPlan,
         row: &mut Row,
         tuple: &mut [u8],
+        kept: &mut [u8],
     ) -> Option<RowMark> {
         let eol = self.eol;
         if self.done || self.header_pending || eol == Eol::Unknown {
@@ -95,7 +96,7 @@ impl<R: Read> RowReader<R> {
         #[cfg(target_arch = "x86_64")]
         if eol == Eol::Nl
             && start < limit
-            && let Some(line) = short_line(data, start, limit, delim, plan, tuple)
+            && let Some(line) = short_line(data, start, limit, delim, plan, tuple, kept)
         {
             return Some(self.take_line(row, start, line.len, line.len + 1));
         }
@@ -139,13 +140,7 @@ impl<R: Read> RowReader<R> {
             if v < field.min || v > field.max {
                 return None;
             }
-            let (at, le) = (field.at, v.to_le_bytes());
-            match field.width {
-                2 => tuple[at..at + 2].copy_from_slice(&le[..2]),
-                4 => tuple[at..at + 4].copy_from_slice(&le[..4]),
-                8 => tuple[at..at + 8].copy_from_slice(&le),
-                _ => {}
-            }
+            put_column(tuple, kept, field, v);
             if f < last {
                 if data[e] != delim {
                     return None;
@@ -205,6 +200,35 @@ impl<R: Read> RowReader<R> {
     }
 }
 
+/// Value `v` of `field` into its column's bytes of `tuple` and, unless `kept` is empty (the
+/// block keeps no data bytes apart), of `kept`, the tuple's data bytes kept beside the slots.
+#[inline(always)]
+fn put_column(tuple: &mut [u8], kept: &mut [u8], field: &FusedField, v: i64) {
+    let (at, d, le) = (field.at, field.data_at, v.to_le_bytes());
+    let keep = !kept.is_empty();
+    match field.width {
+        2 => {
+            tuple[at..at + 2].copy_from_slice(&le[..2]);
+            if keep {
+                kept[d..d + 2].copy_from_slice(&le[..2]);
+            }
+        }
+        4 => {
+            tuple[at..at + 4].copy_from_slice(&le[..4]);
+            if keep {
+                kept[d..d + 4].copy_from_slice(&le[..4]);
+            }
+        }
+        8 => {
+            tuple[at..at + 8].copy_from_slice(&le);
+            if keep {
+                kept[d..d + 8].copy_from_slice(&le);
+            }
+        }
+        _ => {}
+    }
+}
+
 /// A line [`short_line`] read: its length without the `\n`.
 #[cfg(target_arch = "x86_64")]
 struct ShortLine {
@@ -230,6 +254,7 @@ fn short_line(
     delim: u8,
     plan: &FusedPlan,
     tuple: &mut [u8],
+    kept: &mut [u8],
 ) -> Option<ShortLine> {
     use std::arch::x86_64::*;
     // 32 bytes from `start` are readable: `start < limit` and PAD (64) bytes follow `limit`.
@@ -289,13 +314,7 @@ fn short_line(
         if v < field.min || v > field.max {
             return None;
         }
-        let (at, le) = (field.at, v.to_le_bytes());
-        match field.width {
-            2 => tuple[at..at + 2].copy_from_slice(&le[..2]),
-            4 => tuple[at..at + 4].copy_from_slice(&le[..4]),
-            8 => tuple[at..at + 8].copy_from_slice(&le),
-            _ => {}
-        }
+        put_column(tuple, kept, field, v);
     }
     if ends != 0 {
         return None; // more fields than the plan's
