@@ -141,6 +141,18 @@ impl Batch {
         // rows before `counted` are in the buffer's and the batch's counts
         let (mut r, mut counted) = (from, from);
         let mut full = false;
+        // a cancel pending after row r - 1: the rows so far into the buffer's and the batch's
+        // counts (the error, if it comes, leaves them as stored), then the check at that row
+        macro_rules! cancel_check {
+            () => {{
+                buf.used += r - counted;
+                self.used += r - counted;
+                counted = r;
+                buf.tuple_bytes = tuple_bytes;
+                self.bytes = bytes;
+                interrupted(r - 1);
+            }};
+        }
         let run_len = block.data_len();
         while r < end {
             // A run of rows whose data bytes the block keeps side by side, after the batch's
@@ -173,12 +185,7 @@ impl Batch {
                     break;
                 }
                 if cancel || interrupt_pending() {
-                    buf.used += r - counted;
-                    self.used += r - counted;
-                    counted = r;
-                    buf.tuple_bytes = tuple_bytes;
-                    self.bytes = bytes;
-                    interrupted(r - 1);
+                    cancel_check!();
                 }
                 continue;
             }
@@ -205,12 +212,7 @@ impl Batch {
                 break;
             }
             if interrupt_pending() {
-                buf.used += r - counted;
-                self.used += r - counted;
-                counted = r;
-                buf.tuple_bytes = tuple_bytes;
-                self.bytes = bytes;
-                interrupted(r - 1);
+                cancel_check!();
             }
         }
         buf.used += r - counted;
