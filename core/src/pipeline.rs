@@ -243,7 +243,7 @@ impl TuplePlan {
     /// every formed row side by side as well, for a loader that takes only them (a run of
     /// rows in one copy). Only where the range lies inside the template and holds every
     /// column, and the plan has no `char(n)` columns (whose bytes only the ordinary forming
-    /// writes); else the plan as it was ([`TuplePlan::data`] `None`).
+    /// writes); else the plan as it was.
     pub fn with_data(mut self, start: usize, end: usize) -> TuplePlan {
         let inside = |&(_, at, w): &(usize, usize, usize)| start <= at && at + w <= end;
         if start <= end
@@ -254,11 +254,6 @@ impl TuplePlan {
             self.data = Some((start, end));
         }
         self
-    }
-
-    /// Where the block keeps the tuples' data bytes from ([`TuplePlan::with_data`]).
-    pub fn data(&self) -> Option<(usize, usize)> {
-        self.data
     }
 
     /// Bytes per formed tuple (the template's); 0 for a varying plan.
@@ -450,14 +445,13 @@ impl RowBlock {
     #[inline(always)]
     pub fn prefetch(&self, r: usize, ahead: usize) {
         let rows = &self.rows[..self.len];
-        let formed = |i: usize| (self.tuple_len > 0 || self.varying) && self.formed[i];
         if let Some(row) = rows.get(r + ahead)
-            && !formed(r + ahead)
+            && !self.is_formed(r + ahead)
         {
             row.prefetch();
         }
         if let Some(row) = rows.get(r + 2 * ahead)
-            && !formed(r + 2 * ahead)
+            && !self.is_formed(r + 2 * ahead)
         {
             prefetch_line(std::ptr::from_ref(row).cast());
         }

@@ -781,53 +781,40 @@ impl Pages {
         // SAFETY: the record stays within the scratch block (see `fill_page`); the tuples
         // are valid; the server calls are made as heap_multi_insert makes them.
         unsafe {
-            if self.uniform.count > 0 {
-                // one length and one header for all: the entry's 7 header bytes as one
-                // 8-byte store (its last byte then overwritten by the data, at least one byte:
-                // t_hoff is at least 24), the data from the tuple on the page
-                let u = &self.uniform;
-                let datalen = u.len - TUPLE_HEADER;
-                let head = u.head.as_ptr() as pg_sys::HeapTupleHeader;
-                let mut entry = [0u8; 8];
-                entry[..2].copy_from_slice(&(datalen as u16).to_ne_bytes());
-                entry[2..4].copy_from_slice(&(*head).t_infomask2.to_ne_bytes());
-                entry[4..6].copy_from_slice(&(*head).t_infomask.to_ne_bytes());
-                entry[6] = (*head).t_hoff;
-                let entry = u64::from_ne_bytes(entry);
-                for i in 0..k {
-                    let posid = self.offsets[i];
-                    let lp = page.add(PAGE_HEADER + (posid as usize - 1) * LINE_POINTER)
-                        as *const pg_sys::ItemIdData;
-                    let td = page.add((*lp).lp_off() as usize);
-                    if !init {
-                        let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
-                        off.write_unaligned(posid);
+            // uniform tuples: one length and one header for all, the entry's header bytes
+            // made once; the tuples from their line pointers on the page
+            let uniform = (self.uniform.count > 0).then(|| {
+                let datalen = self.uniform.len - TUPLE_HEADER;
+                let head = self.uniform.head.as_ptr() as pg_sys::HeapTupleHeader;
+                (entry_head(datalen, head), datalen)
+            });
+            for i in 0..k {
+                let (posid, td, entry, datalen) = match uniform {
+                    Some((entry, datalen)) => {
+                        let posid = self.offsets[i];
+                        let lp = page.add(PAGE_HEADER + (posid as usize - 1) * LINE_POINTER)
+                            as *const pg_sys::ItemIdData;
+                        let td = page.add((*lp).lp_off() as usize) as pg_sys::HeapTupleHeader;
+                        (posid, td, entry, datalen)
                     }
-                    p = (p + 1) & !1; // SHORTALIGN
-                    (base.add(p) as *mut u64).write_unaligned(entry);
-                    p += SIZE_OF_MULTI_INSERT_TUPLE;
-                    copy_short(td.add(TUPLE_HEADER), base.add(p), datalen);
-                    p += datalen;
-                }
-            } else {
-                for i in 0..k {
-                    let t = self.tuples[from + i];
-                    let (posid, td) = ((*t).t_self.ip_posid, (*t).t_data);
-                    if !init {
-                        let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
-                        off.write_unaligned(posid);
+                    None => {
+                        let t = self.tuples[from + i];
+                        let datalen = (*t).t_len as usize - TUPLE_HEADER;
+                        let td = (*t).t_data;
+                        ((*t).t_self.ip_posid, td, entry_head(datalen, td), datalen)
                     }
-                    p = (p + 1) & !1; // SHORTALIGN
-                    let datalen = (*t).t_len as usize - TUPLE_HEADER;
-                    let h = base.add(p);
-                    (h as *mut u16).write_unaligned(datalen as u16);
-                    (h.add(2) as *mut u16).write_unaligned((*td).t_infomask2);
-                    (h.add(4) as *mut u16).write_unaligned((*td).t_infomask);
-                    *h.add(6) = (*td).t_hoff;
-                    p += SIZE_OF_MULTI_INSERT_TUPLE;
-                    copy_short((td as *const u8).add(TUPLE_HEADER), base.add(p), datalen);
-                    p += datalen;
+                };
+                if !init {
+                    let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
+                    off.write_unaligned(posid);
                 }
+                p = (p + 1) & !1; // SHORTALIGN
+                // the entry's 7 header bytes as one 8-byte store: its last byte is then
+                // overwritten by the data (at least one byte: t_hoff is at least 24)
+                (base.add(p) as *mut u64).write_unaligned(entry);
+                p += SIZE_OF_MULTI_INSERT_TUPLE;
+                copy_short((td as *const u8).add(TUPLE_HEADER), base.add(p), datalen);
+                p += datalen;
             }
             let mut info = XLOG_HEAP2_MULTI_INSERT;
             let mut bufflags = pg_sys::REGBUF_STANDARD as u8;
@@ -850,6 +837,25 @@ impl Pages {
             pg_sys::XLogInsert(pg_sys::RmgrIds::RM_HEAP2_ID as pg_sys::RmgrId, info)
         }
     }
+}
+
+/// The `xl_multi_insert_tuple` of a tuple with `datalen` bytes after its fixed header and
+/// the header `td`: `datalen`, `t_infomask2`, `t_infomask`, `t_hoff`, in the 7 low bytes
+/// of a word as they lie in memory (the layout asserted above).
+///
+/// # Safety
+/// `td` is a valid tuple header.
+#[inline(always)]
+unsafe fn entry_head(datalen: usize, td: pg_sys::HeapTupleHeader) -> u64 {
+    let mut entry = [0u8; 8];
+    // SAFETY: as the function's contract.
+    unsafe {
+        entry[..2].copy_from_slice(&(datalen as u16).to_ne_bytes());
+        entry[2..4].copy_from_slice(&(*td).t_infomask2.to_ne_bytes());
+        entry[4..6].copy_from_slice(&(*td).t_infomask.to_ne_bytes());
+        entry[6] = (*td).t_hoff;
+    }
+    u64::from_ne_bytes(entry)
 }
 
 /// What `heap_prepare_insert` does to a tuple that needs no toaster.

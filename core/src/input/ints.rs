@@ -96,9 +96,9 @@ impl<R: Read> RowReader<R> {
         #[cfg(target_arch = "x86_64")]
         if eol == Eol::Nl
             && start < limit
-            && let Some(line) = short_line(data, start, limit, delim, plan, tuple, kept)
+            && let Some(len) = short_line(data, start, limit, delim, plan, tuple, kept)
         {
-            return Some(self.take_line(row, start, line.len, line.len + 1));
+            return Some(self.take_line(row, start, len, len + 1));
         }
         let csv = self.opts.format == Format::Csv;
         let last = plan.fields.len() - 1;
@@ -204,35 +204,22 @@ impl<R: Read> RowReader<R> {
 /// block keeps no data bytes apart), of `kept`, the tuple's data bytes kept beside the slots.
 #[inline(always)]
 fn put_column(tuple: &mut [u8], kept: &mut [u8], field: &FusedField, v: i64) {
-    let (at, d, le) = (field.at, field.data_at, v.to_le_bytes());
-    let keep = !kept.is_empty();
     match field.width {
-        2 => {
-            tuple[at..at + 2].copy_from_slice(&le[..2]);
-            if keep {
-                kept[d..d + 2].copy_from_slice(&le[..2]);
-            }
-        }
-        4 => {
-            tuple[at..at + 4].copy_from_slice(&le[..4]);
-            if keep {
-                kept[d..d + 4].copy_from_slice(&le[..4]);
-            }
-        }
-        8 => {
-            tuple[at..at + 8].copy_from_slice(&le);
-            if keep {
-                kept[d..d + 8].copy_from_slice(&le);
-            }
-        }
+        2 => put::<2>(tuple, kept, field, v),
+        4 => put::<4>(tuple, kept, field, v),
+        8 => put::<8>(tuple, kept, field, v),
         _ => {}
     }
 }
 
-/// A line [`short_line`] read: its length without the `\n`.
-#[cfg(target_arch = "x86_64")]
-struct ShortLine {
-    len: usize,
+/// [`put_column`] for a column of `W` bytes (a store of a known width, not a `memcpy`).
+#[inline(always)]
+fn put<const W: usize>(tuple: &mut [u8], kept: &mut [u8], field: &FusedField, v: i64) {
+    let le = v.to_le_bytes();
+    tuple[field.at..field.at + W].copy_from_slice(&le[..W]);
+    if !kept.is_empty() {
+        kept[field.data_at..field.data_at + W].copy_from_slice(&le[..W]);
+    }
 }
 
 /// The common case of [`RowReader::next_int_row`] in one step over the line, for `\n` line
@@ -244,7 +231,7 @@ struct ShortLine {
 /// plan, each `-?[0-9]{1,7}` (a `-` only first in its field), every value in its range; the
 /// columns are written into `tuple` as that path writes them. Anything else (a longer line or
 /// field, another byte, a value out of range) returns None, possibly with some columns
-/// written, and the per-field path decides.
+/// written, and the per-field path decides; else the line's length without its `\n`.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn short_line(
@@ -255,7 +242,7 @@ fn short_line(
     plan: &FusedPlan,
     tuple: &mut [u8],
     kept: &mut [u8],
-) -> Option<ShortLine> {
+) -> Option<usize> {
     use std::arch::x86_64::*;
     // 32 bytes from `start` are readable: `start < limit` and PAD (64) bytes follow `limit`.
     let window = data.get(start..start + 32)?;
@@ -319,5 +306,5 @@ fn short_line(
     if ends != 0 {
         return None; // more fields than the plan's
     }
-    Some(ShortLine { len })
+    Some(len)
 }
