@@ -50,6 +50,7 @@ mod tests {
     include!("../pgrx-tests/parse.rs");
     include!("../pgrx-tests/load.rs");
     include!("../pgrx-tests/errors.rs");
+    include!("../pgrx-tests/types.rs");
 }
 
 /// Required by `cargo pgrx test`.

@@ -5,12 +5,12 @@
 //! - `date`: `YYYY-MM-DD`, the days since 2000-01-01 (`date_in`'s `date2j(y, m, d) -
 //!   POSTGRES_EPOCH_JDATE`). A four-digit year first is read year-month-day under every
 //!   `DateStyle`.
-//! - `timestamp`: `YYYY-MM-DD HH:MM:SS`, optionally `.` and 1 to 6 digits of fraction: the
-//!   microseconds since 2000-01-01 00:00:00.
+//! - `timestamp`: `YYYY-MM-DD HH:MM:SS` (or ISO 8601's `T` for the space), optionally `.`
+//!   and 1 to 6 digits of fraction: the microseconds since 2000-01-01 00:00:00.
 //! - `timestamptz`: the same followed by an explicit UTC offset `+HH`, `-HH`, `+HH:MM` or
-//!   `-HH:MM` (hours up to 15, as the server allows): the microseconds since 2000-01-01
-//!   00:00:00 UTC, the offset subtracted. Without an offset the session's `TimeZone` decides,
-//!   which this module does not know.
+//!   `-HH:MM` (hours up to 15, as the server allows) or `Z`: the microseconds since
+//!   2000-01-01 00:00:00 UTC, the offset subtracted. Without an offset the session's
+//!   `TimeZone` decides: taken only when the caller knows that zone's one fixed offset.
 //!
 //! Everything else (other spellings, whitespace, `BC`, `24:00:00`, a leap second `:60`,
 //! more than 6 fraction digits, the year 0, `infinity`, a day the month does not have) is
@@ -90,7 +90,7 @@ pub fn parse_date(b: &[u8]) -> Option<i32> {
 fn timestamp_prefix(b: &[u8]) -> Option<(i64, usize)> {
     let days = date_prefix(b)?;
     let t = b.get(10..19)?;
-    if t[0] != b' ' || t[3] != b':' || t[6] != b':' {
+    if !matches!(t[0], b' ' | b'T') || t[3] != b':' || t[6] != b':' {
         return None;
     }
     let (h, mi, s) = (
@@ -127,14 +127,17 @@ pub fn parse_timestamp(b: &[u8]) -> Option<i64> {
     }
 }
 
-/// A `timestamptz` value: a timestamp and `+HH`, `-HH`, `+HH:MM` or `-HH:MM`; microseconds
-/// since 2000-01-01 00:00:00 UTC.
-pub fn parse_timestamptz(b: &[u8]) -> Option<i64> {
+/// A `timestamptz` value: a timestamp and `+HH`, `-HH`, `+HH:MM`, `-HH:MM` or `Z`, or with
+/// `zone` (the session time zone's fixed offset, in seconds east of UTC) a timestamp alone;
+/// microseconds since 2000-01-01 00:00:00 UTC.
+pub fn parse_timestamptz(b: &[u8], zone: Option<i32>) -> Option<i64> {
     let (local, at) = timestamp_prefix(b)?;
     let z = &b[at..];
-    let sign = match z.first()? {
-        b'+' => 1,
-        b'-' => -1,
+    let sign = match z {
+        [] => return Some(local - zone? as i64 * USECS_PER_SEC),
+        [b'Z' | b'z'] => return Some(local),
+        [b'+', ..] => 1,
+        [b'-', ..] => -1,
         _ => return None,
     };
     let (h, m) = match z.len() {
@@ -209,16 +212,18 @@ mod tests {
         assert_eq!(parse_timestamp(b"1999-12-31 23:59:59.5"), Some(-500_000));
         assert_eq!(parse_timestamp(b"2000-01-01 00:00:00.000001"), Some(1));
         assert_eq!(parse_timestamp(b"2000-01-01 00:00:00.12"), Some(120_000));
+        assert_eq!(parse_timestamp(b"2000-01-01T00:00:00.12"), Some(120_000));
         for bad in [
             &b"2000-01-01 24:00:00"[..],
             b"2000-01-01 23:60:00",
             b"2000-01-01 23:59:60",
             b"2000-01-01 00:00:00.1234567",
             b"2000-01-01 00:00:00.",
-            b"2000-01-01T00:00:00",
             b"2000-01-01 0:00:00",
             b"2000-01-01 00:00",
             b"2000-01-01 00:00:00+00",
+            b"2000-01-01 00:00:00Z",
+            b"2000-01-01t00:00:00",
             b"2000-01-01",
         ] {
             assert_eq!(
@@ -230,33 +235,72 @@ mod tests {
         }
     }
 
+    fn parse_timestamptz_explicit(b: &[u8]) -> Option<i64> {
+        parse_timestamptz(b, None)
+    }
+
     #[test]
     fn timestamptz_subtracts_the_offset() {
-        assert_eq!(parse_timestamptz(b"2000-01-01 00:00:00+00"), Some(0));
-        assert_eq!(parse_timestamptz(b"2000-01-01 02:00:00+02"), Some(0));
-        assert_eq!(parse_timestamptz(b"1999-12-31 19:30:00-04:30"), Some(0));
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 05:30:00.25+05:30"),
+            parse_timestamptz_explicit(b"2000-01-01T01:00:00Z"),
+            Some(3_600_000_000)
+        );
+        assert_eq!(
+            parse_timestamptz_explicit(b"2000-01-01 01:00:00z"),
+            Some(3_600_000_000)
+        );
+        // without an offset: the zone's, if known
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00", Some(0)),
+            Some(3_600_000_000)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00", Some(3600)),
+            Some(0)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00", Some(-3600)),
+            Some(7_200_000_000)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00+01", Some(-3600)),
+            Some(0)
+        );
+        assert_eq!(
+            parse_timestamptz_explicit(b"2000-01-01 00:00:00+00"),
+            Some(0)
+        );
+        assert_eq!(
+            parse_timestamptz_explicit(b"2000-01-01 02:00:00+02"),
+            Some(0)
+        );
+        assert_eq!(
+            parse_timestamptz_explicit(b"1999-12-31 19:30:00-04:30"),
+            Some(0)
+        );
+        assert_eq!(
+            parse_timestamptz_explicit(b"2000-01-01 05:30:00.25+05:30"),
             Some(250_000)
         );
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 00:00:00+15:59"),
+            parse_timestamptz_explicit(b"2000-01-01 00:00:00+15:59"),
             Some(-57_540_000_000)
         );
         for bad in [
             &b"2000-01-01 00:00:00"[..],
+            b"2000-01-01 00:00:00ZZ",
+            b"2000-01-01 00:00:00 Z",
             b"2000-01-01 00:00:00+16",
             b"2000-01-01 00:00:00+01:60",
             b"2000-01-01 00:00:00+1",
             b"2000-01-01 00:00:00+0100",
             b"2000-01-01 00:00:00+01:00:00",
             b"2000-01-01 00:00:00 +00",
-            b"2000-01-01 00:00:00Z",
             b"2000-01-01 00:00:00 UTC",
             b"2000-01-01 00:00:00+00 ",
         ] {
             assert_eq!(
-                parse_timestamptz(bad),
+                parse_timestamptz(bad, None),
                 None,
                 "{}",
                 String::from_utf8_lossy(bad)

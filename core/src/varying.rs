@@ -28,10 +28,12 @@
 //! marker, an integer that did not convert, or a tuple longer than the plan's `max_len` (the
 //! server would compress or move values out of line) leaves the row to the loader.
 //!
-//! `date`, `timestamp`, `timestamptz` and `numeric` values are converted on the way, when
-//! they are written as [`crate::datetime`] and [`crate::numeric`] read them (else the row is
-//! the loader's, whose input function reads them): the first three stored as integers, a
-//! numeric as a varlena like a text value.
+//! `date`, `timestamp`, `timestamptz`, `numeric`, `float4`, `float8`, `bool` and `uuid`
+//! values are converted on the way, when they are written as [`crate::datetime`],
+//! [`crate::numeric`], [`crate::float`], [`crate::boolean`] and [`crate::uuid`] read them
+//! (else the row is the loader's, whose input function reads them): dates and timestamps
+//! stored as integers, a numeric as a varlena like a text value, the others as their fixed
+//! number of bytes ([`Fixed`]).
 //!
 //! With a [`NullHeader`], a NULL in a column that allows it is formed too: the row's header
 //! grows the null bitmap, and the value takes no room.
@@ -39,6 +41,7 @@
 use crate::datetime;
 use crate::input::Field;
 use crate::numeric::{self, Typmod};
+use crate::{boolean, float, uuid};
 
 /// How a text column takes a row's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,11 +73,17 @@ pub enum Piece {
     },
     /// A `date` ([`crate::datetime::parse_date`]): 4 bytes, aligned to `align`.
     Date { field: usize, align: usize },
-    /// A `timestamp`, or with `zoned` a `timestamptz` ([`crate::datetime`]): 8 bytes,
+    /// A `timestamp`, or with `zone` a `timestamptz` ([`crate::datetime`]): 8 bytes,
     /// aligned to `align`.
     Timestamp {
         field: usize,
-        zoned: bool,
+        zone: Option<Zone>,
+        align: usize,
+    },
+    /// A value of a fixed number of bytes ([`Fixed`]), aligned to `align`.
+    Fixed {
+        field: usize,
+        kind: Fixed,
         align: usize,
     },
     /// A `numeric` ([`crate::numeric::parse_numeric`]) as a varlena, as a text value is
@@ -84,6 +93,56 @@ pub enum Piece {
         typmod: Option<Typmod>,
         align: usize,
     },
+}
+
+/// How a `timestamptz` value's UTC offset is found.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    /// Only a value with an explicit offset is taken (the session's time zone has no fixed
+    /// offset: the server decides the others).
+    Explicit,
+    /// A value without an offset is in a time zone of this fixed offset, in seconds east of
+    /// UTC (the session's `TimeZone` has had one offset only, such as `UTC`).
+    Fixed(i32),
+}
+
+/// The fixed-width types [`Piece::Fixed`] converts, and their stored bytes (those of a
+/// little-endian server: the extension checks them against the server's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fixed {
+    /// `float4` ([`crate::float::parse_float4`]): 4 bytes.
+    Float4,
+    /// `float8` ([`crate::float::parse_float8`]): 8 bytes.
+    Float8,
+    /// `bool` ([`crate::boolean::parse_bool`]): 1 byte, 0 or 1.
+    Bool,
+    /// `uuid` ([`crate::uuid::parse_uuid`]): its 16 bytes in order.
+    Uuid,
+}
+
+impl Fixed {
+    /// The stored width in bytes.
+    pub fn width(self) -> usize {
+        match self {
+            Fixed::Float4 => 4,
+            Fixed::Float8 => 8,
+            Fixed::Bool => 1,
+            Fixed::Uuid => 16,
+        }
+    }
+
+    /// The stored bytes of `v` at the start of `out` (`width` of them), or `None` when the
+    /// server's input function must read it.
+    #[inline(always)]
+    pub fn convert(self, v: &[u8], out: &mut [u8; 16]) -> Option<()> {
+        match self {
+            Fixed::Float4 => out[..4].copy_from_slice(&float::parse_float4(v)?.to_le_bytes()),
+            Fixed::Float8 => out[..8].copy_from_slice(&float::parse_float8(v)?.to_le_bytes()),
+            Fixed::Bool => out[0] = boolean::parse_bool(v)? as u8,
+            Fixed::Uuid => *out = uuid::parse_uuid(v)?,
+        }
+        Some(())
+    }
 }
 
 /// The largest varlena, header included, a one-byte header describes (`VARATT_SHORT_MAX`).
@@ -152,6 +211,7 @@ impl VaryingPlan {
             Piece::Text { field, align, .. }
             | Piece::Date { field, align }
             | Piece::Timestamp { field, align, .. }
+            | Piece::Fixed { field, align, .. }
             | Piece::Numeric { field, align, .. } => field < nfields && aligned(align),
         };
         let ok = head.len().is_multiple_of(8)
@@ -292,17 +352,34 @@ impl VaryingPlan {
                 }
                 Piece::Timestamp {
                     field: f,
-                    zoned,
+                    zone,
                     align,
                 } => {
                     let v = match field(f) {
-                        Field::Value(v) if zoned => datetime::parse_timestamptz(v)?,
-                        Field::Value(v) => datetime::parse_timestamp(v)?,
+                        Field::Value(v) => match zone {
+                            None => datetime::parse_timestamp(v)?,
+                            Some(Zone::Explicit) => datetime::parse_timestamptz(v, None)?,
+                            Some(Zone::Fixed(off)) => datetime::parse_timestamptz(v, Some(off))?,
+                        },
                         Field::Null if has_null => continue,
                         _ => return None,
                     };
                     pad(out, data, align);
                     out.extend_from_slice(&v.to_le_bytes());
+                }
+                Piece::Fixed {
+                    field: f,
+                    kind,
+                    align,
+                } => {
+                    let mut bytes = [0u8; 16];
+                    match field(f) {
+                        Field::Value(v) => kind.convert(v, &mut bytes)?,
+                        Field::Null if has_null => continue,
+                        _ => return None,
+                    }
+                    pad(out, data, align);
+                    out.extend_from_slice(&bytes[..kind.width()]);
                 }
                 Piece::Numeric {
                     field: f,
@@ -379,6 +456,7 @@ impl Piece {
             | Piece::Text { field, .. }
             | Piece::Date { field, .. }
             | Piece::Timestamp { field, .. }
+            | Piece::Fixed { field, .. }
             | Piece::Numeric { field, .. } => field,
         }
     }
@@ -705,12 +783,12 @@ mod tests {
                 },
                 Piece::Timestamp {
                     field: 2,
-                    zoned: true,
+                    zone: Some(Zone::Explicit),
                     align: 8,
                 },
                 Piece::Timestamp {
                     field: 3,
-                    zoned: false,
+                    zone: None,
                     align: 8,
                 },
                 Piece::Numeric {

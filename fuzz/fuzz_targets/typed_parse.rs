@@ -1,6 +1,7 @@
 //! `fastcopy_core::numeric` and `fastcopy_core::datetime` on arbitrary bytes: no input panics,
 //! an accepted numeric's body is a short-format header word and at most the digits its input
-//! could give, and an accepted timestamptz is its timestamp moved by at most 15:59.
+//! could give, and an accepted timestamptz is its timestamp moved by at most 15:59 (or by the
+//! zone's fixed offset when it has none).
 
 #![no_main]
 
@@ -25,9 +26,18 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = parse_date(data);
     let _ = parse_timestamp(data);
-    if let Some(utc) = parse_timestamptz(data) {
-        let zone = data.iter().rposition(|&b| b == b'+' || b == b'-').unwrap();
-        let local = parse_timestamp(&data[..zone]).expect("a timestamp before the offset");
-        assert!((utc - local).abs() <= (15 * 3600 + 59 * 60) * 1_000_000, "{data:?}");
+    if let Some(utc) = parse_timestamptz(data, None) {
+        if let Some(b'Z' | b'z') = data.last() {
+            let local = parse_timestamp(&data[..data.len() - 1]).expect("a timestamp before Z");
+            assert_eq!(utc, local, "{data:?}");
+        } else {
+            let zone = data.iter().rposition(|&b| b == b'+' || b == b'-').unwrap();
+            let local = parse_timestamp(&data[..zone]).expect("a timestamp before the offset");
+            assert!((utc - local).abs() <= (15 * 3600 + 59 * 60) * 1_000_000, "{data:?}");
+        }
+    }
+    // without an offset, the zone's fixed one: the timestamp moved by it
+    if let Some(local) = parse_timestamp(data) {
+        assert_eq!(parse_timestamptz(data, Some(-3600)), Some(local + 3_600_000_000), "{data:?}");
     }
 });

@@ -17,6 +17,7 @@ use fastcopy_core::input::{Field, Row};
 use fastcopy_core::int;
 use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::{IntPlan, IntWidth};
+use fastcopy_core::varying::{Fixed, Zone};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::c_char;
@@ -210,7 +211,13 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
                     pg_sys::DATEOID => Typed::Date,
                     // (timestamp(p) below 6 rounds the fraction: the server's input function)
                     pg_sys::TIMESTAMPOID if matches!(*typmod, -1 | 6) => Typed::Timestamp,
-                    pg_sys::TIMESTAMPTZOID if matches!(*typmod, -1 | 6) => Typed::Timestamptz,
+                    pg_sys::TIMESTAMPTZOID if matches!(*typmod, -1 | 6) => {
+                        Typed::Timestamptz(session_zone())
+                    }
+                    pg_sys::FLOAT4OID => Typed::Fixed(Fixed::Float4),
+                    pg_sys::FLOAT8OID => Typed::Fixed(Fixed::Float8),
+                    pg_sys::BOOLOID => Typed::Fixed(Fixed::Bool),
+                    pg_sys::UUIDOID => Typed::Fixed(Fixed::Uuid),
                     pg_sys::NUMERICOID => match numeric_typmod(*typmod) {
                         Some(t) => Typed::Numeric(t),
                         None => return plan,
@@ -227,6 +234,23 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
     }
     plan.tuple = target.former.tuple_plan(&sources, target.columns.len());
     plan
+}
+
+/// How the reader finds a `timestamptz` value's UTC offset: a value without one is in the
+/// session's `TimeZone`, whose offset the reader knows only where the zone has had one
+/// offset only (`UTC`, `Etc/GMT+5`, a fixed `+02:00`: `pg_get_timezone_offset`, which
+/// `DetermineTimeZoneOffset` then agrees with for every date); elsewhere such values go to
+/// the server. (The zone cannot change within one statement's rows the reader forms: a
+/// trigger that could set it makes the rows go one at a time, without a plan.)
+pub(crate) fn session_zone() -> Zone {
+    let mut gmtoff: std::ffi::c_long = 0;
+    // SAFETY: `session_timezone` is the backend's current zone (set at startup, never NULL
+    // after it); the call only reads it.
+    let fixed = unsafe { pg_sys::pg_get_timezone_offset(pg_sys::session_timezone, &mut gmtoff) };
+    match i32::try_from(gmtoff) {
+        Ok(off) if fixed => Zone::Fixed(off),
+        _ => Zone::Explicit,
+    }
 }
 
 /// A numeric column's typmod as the core takes it: `Some(None)` without one, `None` for a

@@ -38,7 +38,7 @@
 mod batch;
 mod blocks;
 mod client;
-mod convert;
+pub(crate) mod convert;
 pub mod encoding;
 mod filter;
 mod loader;

@@ -12,7 +12,7 @@
 use fastcopy_core::input::Field;
 use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::TuplePlan;
-use fastcopy_core::varying::{Limit, NullHeader, Piece, VaryingPlan};
+use fastcopy_core::varying::{Fixed, Limit, NullHeader, Piece, VaryingPlan, Zone};
 use pgrx::pg_sys;
 use std::mem::{offset_of, size_of};
 
@@ -285,9 +285,9 @@ pub enum Source {
     /// A `text`, `varchar` or `varchar(n)` input field (n: at most n bytes taken as they
     /// are; longer ones go to the input function).
     Text { field: usize, max: Option<usize> },
-    /// A `date`, `timestamp`, `timestamptz` or `numeric` input field, converted by the reader
-    /// where it is written in the spelling the core reads (`fastcopy_core::datetime`,
-    /// `fastcopy_core::numeric`).
+    /// A `date`, `timestamp`, `timestamptz`, `numeric`, `float4`, `float8`, `bool` or `uuid`
+    /// input field, converted by the reader where it is written in a spelling the core reads
+    /// (`fastcopy_core::datetime`, `numeric`, `float`, `boolean`, `uuid`).
     Typed { field: usize, kind: Typed },
 }
 
@@ -296,7 +296,11 @@ pub enum Source {
 pub enum Typed {
     Date,
     Timestamp,
-    Timestamptz,
+    /// With how a value's UTC offset is found (the session's time zone's fixed offset for a
+    /// value without one, where the zone has one).
+    Timestamptz(Zone),
+    /// A fixed-width type the core converts (float4, float8, bool, uuid).
+    Fixed(Fixed),
     /// With the column's typmod, if it has one the core takes (scale between 0 and the
     /// precision).
     Numeric(Option<Typmod>),
@@ -317,7 +321,27 @@ const SAMPLE_TIMESTAMPS: [&str; 4] = [
     "1901-12-13 20:45:52.5",
     "2038-01-19 03:14:08.01",
 ];
-const SAMPLE_OFFSETS: [&str; 3] = ["+00", "-15:59", "+05:30"];
+const SAMPLE_OFFSETS: [&str; 4] = ["+00", "-15:59", "+05:30", "Z"];
+/// Values of the fixed-width typed columns (the core takes each: its bits are checked, NaN's
+/// and the infinities' included).
+const SAMPLE_FLOATS: [&str; 10] = [
+    "0",
+    "-0",
+    "1.5",
+    "3.141592653589793",
+    "-2.5e-3",
+    "1e-310",
+    "NaN",
+    "Infinity",
+    "-Infinity",
+    "123456.789",
+];
+const SAMPLE_BOOLS: [&str; 4] = ["t", "f", "TRUE", "off"];
+const SAMPLE_UUIDS: [&str; 3] = [
+    "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+    "{00000000000000000000000000000000}",
+    "FFFFFFFF-ffff-FFFF-ffff-FFFFFFFFFFFF",
+];
 const SAMPLE_NUMERICS: [&str; 9] = [
     "0",
     "-0.005",
@@ -567,11 +591,23 @@ impl Former {
                 },
                 Source::Typed { field, kind } => match kind {
                     Typed::Date if a.attbyval && a.attlen == 4 => Piece::Date { field, align },
-                    Typed::Timestamp | Typed::Timestamptz if a.attbyval && a.attlen == 8 => {
-                        let zoned = kind == Typed::Timestamptz;
-                        Piece::Timestamp {
+                    Typed::Timestamp if a.attbyval && a.attlen == 8 => Piece::Timestamp {
+                        field,
+                        zone: None,
+                        align,
+                    },
+                    Typed::Timestamptz(zone) if a.attbyval && a.attlen == 8 => Piece::Timestamp {
+                        field,
+                        zone: Some(zone),
+                        align,
+                    },
+                    // (bool, float4 and float8 by value; uuid by reference, 16 bytes)
+                    Typed::Fixed(f)
+                        if a.attlen as usize == f.width() && a.attbyval == (f != Fixed::Uuid) =>
+                    {
+                        Piece::Fixed {
                             field,
-                            zoned,
+                            kind: f,
                             align,
                         }
                     }
@@ -603,6 +639,7 @@ impl Former {
                     }
                     Piece::Date { field, .. }
                     | Piece::Timestamp { field, .. }
+                    | Piece::Fixed { field, .. }
                     | Piece::Numeric { field, .. } => {
                         let (typid, typmod) = types[i];
                         input_datum(typid, typmod, texts[field].as_deref().unwrap_or_default())
@@ -632,7 +669,11 @@ impl Former {
         // sample rows: per field an integer with distinct bytes (as the column's width keeps
         // it) and a text value of `len` bytes (as far as the column's limit allows); NULL in
         // the nullable columns `null_at` picks (of the columns in order)
-        let sample = |len: usize, null_at: &dyn Fn(usize) -> bool| -> Option<Sample> {
+        // (`round` picks the typed values: each sample is used in some round)
+        let sample = |len: usize,
+                      round: usize,
+                      null_at: &dyn Fn(usize) -> bool|
+         -> Option<Sample> {
             let mut ints = vec![None; nfields];
             let mut texts = vec![None; nfields];
             let mut null = vec![false; nfields];
@@ -655,24 +696,33 @@ impl Former {
                         texts[field] = Some((0..n).map(|j| b'a' + ((i + j) % 26) as u8).collect());
                     }
                     Piece::Date { field, .. } => {
-                        texts[field] = Some(SAMPLE_DATES[(len + i) % SAMPLE_DATES.len()].into());
+                        texts[field] = Some(SAMPLE_DATES[(round + i) % SAMPLE_DATES.len()].into());
                     }
-                    Piece::Timestamp { field, zoned, .. } => {
-                        let t = SAMPLE_TIMESTAMPS[(len + i) % SAMPLE_TIMESTAMPS.len()];
-                        let z = SAMPLE_OFFSETS[(len + i) % SAMPLE_OFFSETS.len()];
-                        let v = if zoned {
-                            format!("{t}{z}")
-                        } else {
-                            t.to_string()
+                    Piece::Timestamp { field, zone, .. } => {
+                        let t = SAMPLE_TIMESTAMPS[(round + i) % SAMPLE_TIMESTAMPS.len()];
+                        let z = SAMPLE_OFFSETS[(round + i) % SAMPLE_OFFSETS.len()];
+                        let v = match zone {
+                            None => t.to_string(),
+                            // (every other round without an offset: the zone's)
+                            Some(Zone::Fixed(_)) if round % 2 == 1 => t.to_string(),
+                            Some(_) => format!("{t}{z}"),
                         };
                         texts[field] = Some(v.into_bytes());
+                    }
+                    Piece::Fixed { field, kind, .. } => {
+                        let pick = |v: &[&str]| v[(round + i) % v.len()].as_bytes().to_vec();
+                        texts[field] = Some(match kind {
+                            Fixed::Float4 | Fixed::Float8 => pick(&SAMPLE_FLOATS),
+                            Fixed::Bool => pick(&SAMPLE_BOOLS),
+                            Fixed::Uuid => pick(&SAMPLE_UUIDS),
+                        });
                     }
                     Piece::Numeric { field, typmod, .. } => {
                         // the first of the samples from this one on that the core takes
                         // (another is the server's error, or its spelling)
                         let mut body = [0u8; fastcopy_core::numeric::MAX_BODY];
                         texts[field] = (0..SAMPLE_NUMERICS.len())
-                            .map(|k| SAMPLE_NUMERICS[(len + i + k) % SAMPLE_NUMERICS.len()])
+                            .map(|k| SAMPLE_NUMERICS[(round + i + k) % SAMPLE_NUMERICS.len()])
                             .find(|v| {
                                 fastcopy_core::numeric::parse_numeric(
                                     v.as_bytes(),
@@ -689,7 +739,7 @@ impl Former {
             Some((ints, texts, null))
         };
         let head_len = HEAPTUPLESIZE + HOFF;
-        let empty = server(&sample(0, &|_| false)?)?;
+        let empty = server(&sample(0, 0, &|_| false)?)?;
         if empty.len() < head_len {
             return None;
         }
@@ -728,11 +778,12 @@ impl Former {
         .with_nulls(header, nullable.clone())?;
         let patterns: [&dyn Fn(usize) -> bool; 4] =
             [&|_| false, &|_| true, &|i| i % 2 == 0, &|i| i % 2 == 1];
-        for (len, null_at) in [0, 1, 2, 5, 126, 127, 300]
+        for (round, (len, null_at)) in [0, 1, 2, 5, 126, 127, 300]
             .into_iter()
             .flat_map(|len| patterns.iter().map(move |p| (len, p)))
+            .enumerate()
         {
-            let row = sample(len, null_at)?;
+            let row = sample(len, round, null_at)?;
             let server = server(&row)?;
             let (ints, texts, null) = &row;
             let field = |f: usize| match &texts[f] {
