@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages fmt start stop psql fuzz fuzz-sql
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
@@ -35,7 +35,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages
+bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
 
 bench-parse: setup
 	bench/parse.sh
@@ -55,6 +55,10 @@ bench-encoding: setup
 
 bench-binary: setup
 	bench/binary.sh
+
+## the common column types: mixed tables, TPC-H lineitem/orders shapes, one table per type
+bench-types: setup
+	bench/types.sh
 
 bench-lotsaints: setup
 	bench/lotsaints.sh

@@ -1,9 +1,9 @@
 //! `bool` text input: what `boolin` stores, for the spellings without surrounding whitespace.
 //!
 //! `boolin` takes, in any case of ASCII letters, a non-empty prefix of `true`, `false`, `yes`
-//! or `no`, `on`, `off` (at least two letters of `on` and all three of `off`: `o` alone and
-//! `of` are refused), and `1` or `0`; it first drops leading and trailing whitespace, which
-//! this module leaves to the server (`None`), with every other input and its error.
+//! or `no`, at least two letters of `on` or `off` (`o` alone is refused), and `1` or `0`; it
+//! first drops leading and trailing whitespace, which this module leaves to the server
+//! (`None`), with every other input and its error.
 
 /// The `bool` value of `b`, or `None` when the server's `boolin` must read it.
 #[inline]
@@ -18,7 +18,7 @@ pub fn parse_bool(b: &[u8]) -> Option<bool> {
         b'y' | b'Y' if prefix(b"yes") => Some(true),
         b'n' | b'N' if prefix(b"no") => Some(false),
         b'o' | b'O' if b.eq_ignore_ascii_case(b"on") => Some(true),
-        b'o' | b'O' if b.eq_ignore_ascii_case(b"off") => Some(false),
+        b'o' | b'O' if b.len() >= 2 && prefix(b"off") => Some(false),
         b'1' if b.len() == 1 => Some(true),
         b'0' if b.len() == 1 => Some(false),
         _ => None,
@@ -66,8 +66,8 @@ mod tests {
     #[test]
     fn the_rest_is_the_servers() {
         for s in [
-            "", "o", "of", "offf", "onn", "truee", "falsey", "yess", "noo", "10", "00", "2", "-1",
-            " t", "t ", "\tfalse", "tx", "x", "yes!", "t\u{e9}",
+            "", "o", "offf", "onn", "truee", "falsey", "yess", "noo", "10", "00", "2", "-1", " t",
+            "t ", "\tfalse", "tx", "x", "yes!", "t\u{e9}",
         ] {
             assert_eq!(parse_bool(s.as_bytes()), None, "{s:?}");
         }

@@ -291,9 +291,11 @@ proptest! {
     fn bools_as_the_grammar_says(s in "[tTrRuUeEfFaAlLsSyYnNoO01 x]{0,6}") {
         let lower = s.to_ascii_lowercase();
         let prefix = |w: &str| !lower.is_empty() && w.starts_with(&lower);
-        let want = if prefix("true") || prefix("yes") || lower == "on" || lower == "1" {
+        // (`o` alone is neither on nor off)
+        let o = |w: &str| lower.len() >= 2 && prefix(w);
+        let want = if prefix("true") || prefix("yes") || o("on") || lower == "1" {
             Some(true)
-        } else if prefix("false") || prefix("no") || lower == "off" || lower == "0" {
+        } else if prefix("false") || prefix("no") || o("off") || lower == "0" {
             Some(false)
         } else {
             None

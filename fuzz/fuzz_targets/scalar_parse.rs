@@ -55,5 +55,6 @@ fuzz_target!(|data: &[u8]| {
         let words: &[&[u8]] = if b { &[b"true", b"yes", b"on", b"1"] } else { &[b"false", b"no", b"off", b"0"] };
         let lower = data.to_ascii_lowercase();
         assert!(words.iter().any(|w| w.starts_with(&lower)), "{data:?}");
+        assert_ne!(lower, b"o", "o alone is neither on nor off");
     }
 });

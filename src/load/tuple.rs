@@ -330,13 +330,15 @@ const SAMPLE_FLOATS: [&str; 10] = [
     "1.5",
     "3.141592653589793",
     "-2.5e-3",
-    "1e-310",
+    "1e-40",
     "NaN",
     "Infinity",
     "-Infinity",
     "123456.789",
 ];
-const SAMPLE_BOOLS: [&str; 4] = ["t", "f", "TRUE", "off"];
+/// (a denormal double: out of range for float4)
+const SAMPLE_FLOAT8_ONLY: &str = "4.9e-324";
+const SAMPLE_BOOLS: [&str; 5] = ["t", "f", "TRUE", "off", "Of"];
 const SAMPLE_UUIDS: [&str; 3] = [
     "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
     "{00000000000000000000000000000000}",
@@ -712,6 +714,7 @@ impl Former {
                     Piece::Fixed { field, kind, .. } => {
                         let pick = |v: &[&str]| v[(round + i) % v.len()].as_bytes().to_vec();
                         texts[field] = Some(match kind {
+                            Fixed::Float8 if round % 5 == 4 => SAMPLE_FLOAT8_ONLY.into(),
                             Fixed::Float4 | Fixed::Float8 => pick(&SAMPLE_FLOATS),
                             Fixed::Bool => pick(&SAMPLE_BOOLS),
                             Fixed::Uuid => pick(&SAMPLE_UUIDS),

@@ -937,6 +937,51 @@ case("typed_timestamp_precision.txt",
          i, 1 + i % 28, i * 7919 % 1000000, 1 + i % 28, i % 10) for i in range(1, 2001)]),
      "id int, ts timestamp(0), tz timestamptz(2), t text",
      note="timestamp(0) and timestamptz(2) round the fraction: their values are the server's")
+# float4, float8, bool, uuid and timestamptz (T, Z, no offset) converted by the reader
+# (core/src/float.rs, boolean.rs, uuid.rs, datetime.rs) where spelled as it reads them, other
+# spellings by the server's input functions: the same values either way.
+fx_rng = random.Random(6_12_2026)
+def fx_float(i, single):
+    r = fx_rng.random()
+    if i % 11 == 0:
+        return [b"NaN", b"Infinity", b"-Infinity", b" 1.5", b"nan", b"-inf", b"1e-310", b"\\N",
+                b"+.5", b"1E+05", b"-0", b"4.9e-324"][i % 12]
+    if single:
+        return b"%r" % float("%.8g" % ((r - 0.5) * 10 ** fx_rng.randint(-40, 38)))
+    return b"%r" % ((r - 0.5) * 10 ** fx_rng.randint(-300, 300))
+def fx_row(i):
+    f8, f4 = fx_float(i, False), fx_float(i + 5, True)
+    if f4.endswith(b"e-310") or f4.endswith(b"e-324"):
+        f4 = b"1e-40"
+    b = [b"t", b"f", b"true", b"FALSE", b"yes", b"no", b"on", b"off", b"1", b"0", b" t", b"\\N"][i % 12]
+    u = b"%032x" % fx_rng.getrandbits(128)
+    if i % 3 == 0:
+        u = b"-".join([u[:8], u[8:12], u[12:16], u[16:20], u[20:]])
+    if i % 7 == 0:
+        u = [b"{" + u + b"}", u.upper(), b"\\N", b"a0ee-bc99-9c0b-4ef8-bb6d-6bb9-bd38-0a11"][i % 4]
+    tz = b"%04d-%02d-%02d%s%02d:%02d:%02d%s" % (1900 + i % 200, 1 + i % 12, 1 + i % 28,
+                                                 b"T" if i % 2 else b" ", i % 24, i % 60, i % 60,
+                                                 [b"", b"Z", b"+02", b".25-03:30", b"z"][i % 5])
+    return b"\t".join([b"%d" % i, f8, f4, b, u, tz])
+FX = "id int, f8 float8, f4 real, b bool, u uuid, tz timestamptz"
+fx_rows = [fx_row(i) for i in range(1, 3001)]
+case("typed_fixed.txt", lines(*fx_rows), FX,
+     note="float8, real, bool, uuid and timestamptz in the spellings the reader reads and in others, NULLs")
+case("typed_fixed.csv",
+     lines(*[r.replace(b"\t", b",").replace(b"\\N", b"") for r in fx_rows]), FX, CSV,
+     note="the same as CSV")
+bad("typed_fixed_float_out_of_range_late.txt", lines(*fx_rows, b"9\t1e400\t1\tt\t\\N\t\\N"),
+    FX, sqlstate="22003", note="a float8 out of range, after 3000 rows")
+bad("typed_fixed_float_underflow_late.txt", lines(*fx_rows, b"9\t1\t1e-50\tt\t\\N\t\\N"),
+    FX, sqlstate="22003", note="a real that rounds to zero, after 3000 rows")
+bad("typed_fixed_bad_uuid_late.txt",
+    lines(*fx_rows, b"9\t1\t1\tt\ta0eebc99-9c0b-4ef8-bb6d-6bb9bd380a1\t\\N"),
+    FX, sqlstate="22P02", note="a uuid one digit short, after 3000 rows")
+bad("typed_fixed_bad_bool_late.txt", lines(*fx_rows, b"9\t1\t1\to\t\\N\t\\N"),
+    FX, sqlstate="22P02", note="a bool spelled 'o' (on or off?), after 3000 rows")
+bad("typed_fixed_notnull_late.txt",
+    lines(*[b"%d\t%d.5\tt" % (i, i) for i in range(1, 3001)], b"9\t\\N\tt"),
+    "id int, f float8 NOT NULL, b bool", sqlstate="23502", note="a NULL in a NOT NULL float8, after 3000 rows")
 # ---------------------------------------------------------------------------------------------
 def fmt_opts(opts, expect):
     parts = [p for p in opts.split() if p]

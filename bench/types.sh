@@ -1,0 +1,192 @@
+#!/usr/bin/env bash
+# Speed on real tables: COPY FROM vs fastcopy.load on tables of the common column types, text
+# format unless said (UNLOGGED tables, server files the server's COPY TO wrote):
+#   mixed       int8, float8, text, timestamptz, numeric, uuid (1,000,000 rows), text and binary
+#   mixed10     int8, float8, text, timestamptz, numeric, uuid, date, bool, float4, timestamp
+#   lineitem    TPC-H lineitem's shape and dbgen's distributions (int8 keys, int4, numeric(15,2)
+#               x4, char(1) x2, date x3, char(25), char(10), varchar(44)); 6,000,000 x SF rows
+#   orders      TPC-H orders' shape (1,500,000 x SF rows)
+#   one table per type: 1,000,000 rows of one column (int4, int8, float4, float8, numeric,
+#               numeric(12,2), date, timestamp, timestamptz, bool, uuid, text, varchar(32),
+#               char(8), bytea, jsonb)
+# The loads of a table alternate in a random order every round, after one warm-up; medians and
+# the median of each round's COPY/fastcopy ratio; after the last round the table fastcopy loaded
+# is compared with COPY's ("same"). Writes bench/results/types.md and types.svg.
+#   bench/types.sh [majors...]       default: 15 16 17 18
+#   ROUNDS=5 (default) SF=0.25 (default; 1 is TPC-H's SF1: 6 M lineitem rows) ONLY="mixed lineitem"
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+. bench/lib.sh
+majors=($(bench_majors "$@"))
+rounds=${ROUNDS:-5}
+sf=${SF:-0.25}
+out=bench/results/types.md
+tmp=$(mktemp)
+data="$FASTCOPY_RUN/types"
+
+# The workloads: name|columns|SELECT producing the rows (g = 1..n)|rows
+per_type=(
+  "int4|v int4|(random() * 4e9 - 2e9)::int4"
+  "int8|v int8|(random() * 9e18 - 4.5e18)::int8"
+  "float4|v float4|((random() - 0.5) * 10 ^ (random() * 60 - 30))::float4"
+  "float8|v float8|(random() - 0.5) * 10 ^ (random() * 600 - 300)"
+  "numeric|v numeric|round(((random() - 0.5) * 1e12)::numeric, (random() * 8)::int)"
+  "numeric(12,2)|v numeric(12,2)|round((random() * 1e8)::numeric, 2)"
+  "date|v date|date '1992-01-01' + (random() * 2500)::int"
+  "timestamp|v timestamp|timestamp '2000-01-01' + random() * interval '9000 days'"
+  "timestamptz|v timestamptz|timestamptz '2000-01-01 UTC' + random() * interval '9000 days'"
+  "bool|v bool|random() < 0.5"
+  "uuid|v uuid|md5(g::text)::uuid"
+  "text|v text|md5(g::text)"
+  "varchar(32)|v varchar(32)|left(md5(g::text), (random() * 32)::int)"
+  "char(8)|v char(8)|left(md5(g::text), 8)"
+  "bytea|v bytea|decode(md5(g::text), 'hex')"
+  "jsonb|v jsonb|jsonb_build_object('id', g, 'name', md5(g::text), 'ok', g % 2 = 0)"
+)
+lineitem_rows=$(awk -v s="$sf" 'BEGIN {printf "%d", 6000000 * s}')
+orders_rows=$(awk -v s="$sf" 'BEGIN {printf "%d", 1500000 * s}')
+lineitem_cols="l_orderkey int8, l_partkey int8, l_suppkey int8, l_linenumber int4,
+  l_quantity numeric(15,2), l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
+  l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date, l_receiptdate date,
+  l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44)"
+# dbgen's rules, approximately: orders' keys sparse (8 of each 32), 1-7 lines an order, quantity
+# 1-50, the price from the part's retail price, discount 0-0.10, tax 0-0.08, ship 1-121 days after
+# the order date (1992-01-01 .. 1998-08-02), commit 30-90 days after it, receipt 1-30 after ship,
+# return flag R/A before 1995-06-17 else N, status F/O by ship date; comments of 10-43 chars
+lineitem_sql="SELECT (o / 8) * 32 + o % 8 + 1 AS l_orderkey,
+  1 + (hashint4(g) & 2147483647) % ($sf * 200000)::int8 AS l_partkey,
+  1 + (hashint4(g + 7) & 2147483647) % ($sf * 10000)::int8 AS l_suppkey,
+  1 + g % 7 AS l_linenumber, q AS l_quantity,
+  round(q * (900 + (g % 20000) / 10.0 + (g % 1000) / 100.0), 2) AS l_extendedprice,
+  round((hashint4(g + 3) & 255) % 11 / 100.0, 2) AS l_discount,
+  round((hashint4(g + 5) & 255) % 9 / 100.0, 2) AS l_tax,
+  CASE WHEN s > date '1995-06-17' THEN 'N' WHEN g % 2 = 0 THEN 'R' ELSE 'A' END AS l_returnflag,
+  CASE WHEN s > date '1995-06-17' THEN 'O' ELSE 'F' END AS l_linestatus,
+  s AS l_shipdate, od + 30 + (g % 61) AS l_commitdate, s + 1 + (g % 30) AS l_receiptdate,
+  (ARRAY['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'])[1 + g % 4] AS l_shipinstruct,
+  (ARRAY['REG AIR','AIR','RAIL','SHIP','TRUCK','MAIL','FOB'])[1 + g % 7] AS l_shipmode,
+  left(md5(g::text) || ' carefully final ' || md5((g * 3)::text), 10 + g % 34) AS l_comment
+  FROM (SELECT g, g / 4 AS o, (1 + (hashint4(g + 1) & 2147483647) % 50)::numeric(15,2) AS q,
+               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 AS od,
+               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 + 1 + g % 121 AS s
+        FROM generate_series(1, $lineitem_rows) g) x"
+orders_cols="o_orderkey int8, o_custkey int8, o_orderstatus char(1), o_totalprice numeric(15,2),
+  o_orderdate date, o_orderpriority char(15), o_clerk char(15), o_shippriority int4, o_comment varchar(79)"
+orders_sql="SELECT ((g - 1) / 8) * 32 + (g - 1) % 8 + 1 AS o_orderkey, 1 + (hashint4(g) & 2147483647) % ($sf * 150000)::int8 AS o_custkey,
+  (ARRAY['F','O','P'])[1 + g % 3] AS o_orderstatus,
+  round(((hashint4(g + 1) & 2147483647) % 50000000 / 100.0 + 850)::numeric, 2) AS o_totalprice,
+  date '1992-01-01' + (hashint4(g + 2) & 2147483647) % 2405 AS o_orderdate,
+  (ARRAY['1-URGENT','2-HIGH','3-MEDIUM','4-NOT SPECIFIED','5-LOW'])[1 + g % 5] AS o_orderpriority,
+  'Clerk#' || lpad((1 + g % ($sf * 1000)::int)::text, 9, '0') AS o_clerk, 0 AS o_shippriority,
+  left(md5(g::text) || ' furiously regular ' || md5((g * 7)::text), 19 + g % 60) AS o_comment
+  FROM generate_series(1, $orders_rows) g"
+mixed_cols="a int8, b float8, c text, d timestamptz, e numeric, f uuid"
+mixed_sql="SELECT g::int8 * 7919 AS a, random() * 1e6 AS b, md5(g::text) || ' row ' || g AS c,
+  timestamptz '2020-01-01 UTC' + g * interval '17 seconds' AS d, round((random() * 1e8)::numeric, 2) AS e,
+  md5('u' || g)::uuid AS f FROM generate_series(1, 1000000) g"
+mixed10_cols="a int8, b float8, c text, d timestamptz, e numeric, f uuid, g date, h bool, i float4, j timestamp"
+mixed10_sql="SELECT g::int8 * 7919 AS a, random() * 1e6 AS b, md5(g::text) AS c,
+  timestamptz '2020-01-01 UTC' + g * interval '17 seconds' AS d, round((random() * 1e8)::numeric, 2) AS e,
+  md5('u' || g)::uuid AS f, date '2000-01-01' + g % 9000 AS g, g % 3 = 0 AS h, (random() * 1000)::float4 AS i,
+  timestamp '2010-06-01' + g * interval '1.5 seconds' AS j FROM generate_series(1, 1000000) g"
+
+# workload NAME COLUMNS SELECT FORMATS: the data files (made once per major: a major's COPY TO
+# output is its own), then the rounds; appends a result row per format
+workload() {
+  local name=$1 cols=$2 sql=$3 formats=$4 table file fmt
+  table="bt_$(echo "$name" | tr -c 'a-z0-9\n' '_')"
+  psql -c "DROP TABLE IF EXISTS $table, ${table}_src" -c "CREATE UNLOGGED TABLE $table ($cols)" >/dev/null
+  for fmt in $formats; do
+    file="$data/pg$m-$table.$fmt"
+    if [ ! -f "$file" ]; then
+      psql -c "SELECT setseed(0.42)" -c "CREATE UNLOGGED TABLE ${table}_src AS $sql" \
+           -c "COPY ${table}_src TO '$file' (FORMAT $fmt)" -c "DROP TABLE ${table}_src" >/dev/null
+    fi
+    local c=() f=() ratios=() r order l t
+    for r in $(seq 0 "$rounds"); do
+      for l in $(random_order 2 "$m$table$fmt$r"); do
+        psql -c "TRUNCATE $table" >/dev/null
+        if [ "$l" = 0 ]; then
+          t=$(psql -c "SELECT bench_ms('COPY $table FROM ''$file'' (FORMAT $fmt)')")
+          [ "$r" -gt 0 ] && c+=("$t")
+        else
+          t=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''$table'', ''$file'', format => ''$fmt'')')")
+          [ "$r" -gt 0 ] && f+=("$t")
+        fi
+      done
+    done
+    # the last load of the round may be either: compare fastcopy's table with COPY's
+    psql -c "TRUNCATE $table" -c "SELECT fastcopy.load('$table', '$file', format => '$fmt')" \
+         -c "CREATE UNLOGGED TABLE ${table}_copy (LIKE $table)" -c "COPY ${table}_copy FROM '$file' (FORMAT $fmt)" >/dev/null
+    same=$(psql -c "SELECT count(*) = 0 FROM ((TABLE $table EXCEPT ALL TABLE ${table}_copy) UNION ALL (TABLE ${table}_copy EXCEPT ALL TABLE $table)) d" 2>/dev/null || echo "?")
+    psql -c "DROP TABLE ${table}_copy" >/dev/null
+    for i in "${!c[@]}"; do ratios+=("$(ratio "${c[$i]}" "${f[$i]}")"); done
+    local rows; rows=$(psql -c "SELECT count(*) FROM $table")
+    local label=$name; [ "$fmt" = text ] || label="$name ($fmt)"
+    printf '| %s | %s | %s | %.0f | %.0f | **%.2f×** | %s |\n' "$version" "$label" "$rows" \
+      "$(median "${c[@]}")" "$(median "${f[@]}")" "$(median "${ratios[@]}")" "$same" | tee -a "$tmp"
+    echo "$m|$label|$(median "${ratios[@]}")" >> "$tmp.svgdata"
+  done
+  psql -c "DROP TABLE $table" >/dev/null
+}
+
+only=${ONLY:-"mixed mixed10 lineitem orders types"}
+for m in "${majors[@]}"; do
+  use_major "$m" >/dev/null
+  psql -c "$BENCH_MS_SQL" >/dev/null
+  mkdir -p "$data"; chown "$FASTCOPY_USER" "$data" 2>/dev/null || true
+  version=$(psql -c "SHOW server_version")
+  for w in $only; do
+    case $w in
+      mixed) workload mixed "$mixed_cols" "$mixed_sql" "text binary" ;;
+      mixed10) workload mixed10 "$mixed10_cols" "$mixed10_sql" "text" ;;
+      lineitem) workload lineitem "$lineitem_cols" "$lineitem_sql" "text" ;;
+      orders) workload orders "$orders_cols" "$orders_sql" "text" ;;
+      types)
+        for t in "${per_type[@]}"; do
+          IFS='|' read -r name cols expr <<<"$t"
+          workload "$name" "$cols" "SELECT $expr AS v FROM generate_series(1, 1000000) g" "text"
+        done ;;
+    esac
+  done
+  rm -f "$data"/pg"$m"-*
+  echo "pg$m done"
+done
+{
+  echo "# Speed on real tables: the common column types"
+  echo
+  echo "COPY FROM vs fastcopy.load, text format unless said, UNLOGGED tables, server files the server's COPY TO wrote"
+  echo "(timestamptz in the cluster's TimeZone, UTC). Each round loads the table both ways in a random order after"
+  echo "TRUNCATE, $rounds rounds after a warm-up; median ms; speed-up = median of the rounds' COPY/fastcopy ratios;"
+  echo "\"same\": fastcopy's table equals COPY's (EXCEPT ALL both ways). lineitem and orders: TPC-H's shapes at"
+  echo "SF $sf ($lineitem_rows and $orders_rows rows), dbgen's distributions approximated in SQL. One table per type: 1,000,000"
+  echo "rows of one column. Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
+  echo "Run: \`make bench-types\` (\`bench/types.sh ${majors[*]}\`, $(date -u +%Y-%m-%d))."
+  echo
+  echo "| PostgreSQL | table | rows | COPY ms | fastcopy ms | speed-up | same |"
+  echo "|---|---|---|---|---|---|---|"
+  cat "$tmp"
+  echo
+  echo "![types](types.svg)"
+} > "$out"
+# chart: one row per table, a bar per major (speed-up; the dashed line is 1×)
+awk -F'|' 'BEGIN { split("#2a7|#37c|#c73|#777", col, "|") }
+     { if (!($2 in row)) { row[$2] = n++; name[row[$2]] = $2 }
+       if (!($1 in maj)) { maj[$1] = k++; mname[maj[$1]] = $1 }
+       v[row[$2], maj[$1]] = $3 + 0; if ($3 + 0 > max) max = $3 + 0 }
+     END { bar = 9; gap = 8; left = 150; w = 640; top = 50
+           h = top + n * (k * bar + gap) + 30; scale = (w - left - 60) / (max < 1 ? 1 : max)
+           print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" w "\" height=\"" h "\" font-family=\"sans-serif\" font-size=\"11\">"
+           print "<text x=\"10\" y=\"18\" font-size=\"14\">fastcopy.load speed-up over COPY by table (median of rounds)</text>"
+           for (j = 0; j < k; j++) printf "<rect x=\"%d\" y=\"28\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"37\">PostgreSQL %s</text>\n", 10 + j * 120, col[j + 1], 24 + j * 120, mname[j]
+           for (i = 0; i < n; i++) { y = top + i * (k * bar + gap)
+             printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + k * bar / 2 + 4, name[i]
+             for (j = 0; j < k; j++) if ((i, j) in v) {
+               printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", left, y + j * bar, v[i, j] * scale, bar - 1, col[j + 1]
+               printf "<text x=\"%.1f\" y=\"%d\" font-size=\"9\">%.2f</text>\n", left + v[i, j] * scale + 3, y + j * bar + bar - 1, v[i, j] } }
+           printf "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>\n", left + scale, left + scale, top - 4, h - 20
+           printf "<text x=\"%.1f\" y=\"%d\">1×</text>\n", left + scale - 6, h - 6
+           print "</svg>" }' "$tmp.svgdata" > "$(dirname "$out")/types.svg"
+rm -f "$tmp" "$tmp.svgdata"
