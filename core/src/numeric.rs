@@ -134,6 +134,19 @@ pub fn parse_numeric(b: &[u8], typmod: Option<Typmod>, out: &mut [u8; MAX_BODY])
     if count == 0 {
         weight = 0;
     }
+    write_short(neg, dscale, weight, &digits[..count], out)
+}
+
+/// The short-format body of a value (`make_result`'s `NUMERIC_SHORT` case) into `out`: its
+/// length, or `None` where the scale or the weight does not fit the short header.
+#[inline]
+fn write_short(
+    neg: bool,
+    dscale: usize,
+    weight: i32,
+    digits: &[u16],
+    out: &mut [u8],
+) -> Option<usize> {
     if dscale > SHORT_DSCALE_MAX || !(SHORT_WEIGHT_MIN..=SHORT_WEIGHT_MAX).contains(&weight) {
         return None;
     }
@@ -142,11 +155,73 @@ pub fn parse_numeric(b: &[u8], typmod: Option<Typmod>, out: &mut [u8; MAX_BODY])
         | (dscale as u16) << SHORT_DSCALE_SHIFT
         | if weight < 0 { SHORT_WEIGHT_SIGN } else { 0 }
         | (weight as u16 & SHORT_WEIGHT_MASK);
+    let out = out.get_mut(..2 + 2 * digits.len())?;
     out[..2].copy_from_slice(&header.to_ne_bytes());
-    for (i, d) in digits[..count].iter().enumerate() {
+    for (i, d) in digits.iter().enumerate() {
         out[2 + 2 * i..4 + 2 * i].copy_from_slice(&d.to_ne_bytes());
     }
-    Some(2 + 2 * count)
+    Some(2 + 2 * digits.len())
+}
+
+/// `numeric_recv` for a column without a typmod: the body it stores for the binary value `b`
+/// (COPY's binary format, `numeric_send`'s: ndigits, weight, sign, dscale, then the base-10000
+/// digits, each a big-endian 16-bit word) into `out` (at least `b.len()` bytes), its length;
+/// or `None` for the receive function: a length that does not match ndigits, NaN or an
+/// infinity or an invalid sign, a scale or digit out of range (its errors), digits beyond the
+/// scale (which it truncates), and values whose scale or weight do not fit the short format.
+/// As `make_result`: leading and trailing zero digits dropped (a leading one lowers the
+/// weight), a zero positive with weight 0, the scale as given.
+pub fn numeric_from_binary(b: &[u8], out: &mut [u8]) -> Option<usize> {
+    let word = |i: usize| u16::from_be_bytes([b[2 * i], b[2 * i + 1]]);
+    if b.len() < 8 {
+        return None;
+    }
+    let ndigits = word(0) as usize;
+    if b.len() != 8 + 2 * ndigits {
+        return None;
+    }
+    let mut weight = word(1) as i16 as i32;
+    let neg = match word(2) {
+        0x0000 => false,
+        0x4000 => true,
+        _ => return None,
+    };
+    let dscale = word(3) as usize;
+    if dscale > SHORT_DSCALE_MAX {
+        return None;
+    }
+    let mut first = 4;
+    let mut end = 4 + ndigits;
+    if (first..end).any(|i| word(i) >= 10_000) {
+        return None;
+    }
+    // (trailing zero digits change nothing: trunc_var cuts them as make_result drops them)
+    while end > first && word(end - 1) == 0 {
+        end -= 1;
+    }
+    // digits past the scale: trunc_var would cut them (a part of the last one is fine when
+    // those decimal places are zero)
+    let frac_groups = (end - 4) as i32 - weight - 1;
+    let past = frac_groups * NBASE_DIGITS as i32 - dscale as i32;
+    if past > 0 && (past >= NBASE_DIGITS as i32 || word(end - 1) % 10u16.pow(past as u32) != 0) {
+        return None;
+    }
+    while first < end && word(first) == 0 {
+        first += 1;
+        weight -= 1;
+    }
+    let mut digits = [0u16; 64];
+    let n = end - first;
+    if n > digits.len() {
+        return None;
+    }
+    for (k, i) in (first..end).enumerate() {
+        digits[k] = word(i);
+    }
+    if n == 0 {
+        return write_short(false, dscale, 0, &[], out);
+    }
+    write_short(neg, dscale, weight, &digits[..n], out)
 }
 
 #[cfg(test)]
@@ -245,6 +320,87 @@ mod tests {
             parse("1234567890", Some((12, 2))).unwrap().1,
             vec![12, 3456, 7890]
         );
+    }
+
+    /// numeric_send's form of a value: ndigits, weight, sign, dscale, digits.
+    fn send(weight: i16, neg: bool, dscale: u16, digits: &[u16]) -> Vec<u8> {
+        let mut b = Vec::new();
+        for w in [
+            digits.len() as u16,
+            weight as u16,
+            if neg { 0x4000 } else { 0 },
+            dscale,
+        ] {
+            b.extend_from_slice(&w.to_be_bytes());
+        }
+        for d in digits {
+            b.extend_from_slice(&d.to_be_bytes());
+        }
+        b
+    }
+
+    fn from_binary(b: &[u8]) -> Option<(u16, Vec<u16>)> {
+        let mut out = vec![0u8; b.len()];
+        let n = numeric_from_binary(b, &mut out)?;
+        let words: Vec<u16> = out[..n]
+            .chunks_exact(2)
+            .map(|w| u16::from_ne_bytes([w[0], w[1]]))
+            .collect();
+        Some((words[0], words[1..].to_vec()))
+    }
+
+    /// The body of a value sent as numeric_send sends it equals the text input's.
+    #[test]
+    fn binary_values_as_numeric_recv_stores_them() {
+        assert_eq!(
+            from_binary(&send(0, false, 2, &[123, 4500])),
+            parse("123.45", None)
+        );
+        assert_eq!(
+            from_binary(&send(1, true, 1, &[1, 2345, 6000])),
+            parse("-12345.6", None)
+        );
+        assert_eq!(
+            from_binary(&send(-1, false, 4, &[1])),
+            parse("0.0001", None)
+        );
+        assert_eq!(from_binary(&send(0, true, 3, &[])), parse("0.000", None));
+        // leading and trailing zero digits dropped; zero is positive
+        assert_eq!(
+            from_binary(&send(1, false, 0, &[0, 7, 0])),
+            parse("7", None)
+        );
+        assert_eq!(from_binary(&send(2, true, 0, &[0, 0])), parse("0", None));
+        // digits past the scale: the receive function's (it truncates)
+        assert_eq!(from_binary(&send(0, false, 1, &[1, 2500])), None);
+        assert_eq!(
+            from_binary(&send(0, false, 2, &[1, 2500])),
+            parse("1.25", None)
+        );
+        assert_eq!(from_binary(&send(-1, false, 3, &[1, 5000])), None);
+        // NaN, infinities, bad sign, digit, scale or length
+        for b in [
+            send(0, false, 0, &[10_000]),
+            [
+                &0u16.to_be_bytes()[..],
+                &0u16.to_be_bytes(),
+                &0xC000u16.to_be_bytes(),
+                &0u16.to_be_bytes(),
+            ]
+            .concat(),
+            [
+                &0u16.to_be_bytes()[..],
+                &0u16.to_be_bytes(),
+                &0x1000u16.to_be_bytes(),
+                &0u16.to_be_bytes(),
+            ]
+            .concat(),
+            send(0, false, 64, &[1]),
+            send(0, false, 0, &[1])[..9].to_vec(),
+            send(64, false, 0, &[1]),
+        ] {
+            assert_eq!(from_binary(&b), None, "{b:?}");
+        }
     }
 
     #[test]

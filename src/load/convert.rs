@@ -29,12 +29,14 @@ pub enum Converter {
     Int4,
     Int8,
     /// Any other type: its input function, looked up once per load (text, varchar and char
-    /// values that need nothing but a copy are built here, `chars`).
+    /// values that need nothing but a copy are built here, `chars`; values of the types the
+    /// core reads, in the spellings it reads them, too, `typed`).
     Input {
         flinfo: Box<pg_sys::FmgrInfo>,
         typioparam: pg_sys::Oid,
         typmod: i32,
         chars: Option<Chars>,
+        typed: Option<Typed>,
     },
     /// Binary format: the type's receive function, or a fast path (`receive.rs`).
     Receive(super::receive::Receive),
@@ -63,6 +65,7 @@ impl Converter {
                     typioparam,
                     typmod,
                     chars: Chars::for_type(typid, typmod),
+                    typed: typed_for(typid, typmod),
                 }
             }
         }
@@ -204,27 +207,10 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
             (
                 None,
                 Converter::Input {
-                    typioparam, typmod, ..
+                    typed: Some(kind), ..
                 },
             ) if !target.binary && !col.force_null && !col.force_not_null => {
-                let kind = match *typioparam {
-                    pg_sys::DATEOID => Typed::Date,
-                    // (timestamp(p) below 6 rounds the fraction: the server's input function)
-                    pg_sys::TIMESTAMPOID if matches!(*typmod, -1 | 6) => Typed::Timestamp,
-                    pg_sys::TIMESTAMPTZOID if matches!(*typmod, -1 | 6) => {
-                        Typed::Timestamptz(session_zone())
-                    }
-                    pg_sys::FLOAT4OID => Typed::Fixed(Fixed::Float4),
-                    pg_sys::FLOAT8OID => Typed::Fixed(Fixed::Float8),
-                    pg_sys::BOOLOID => Typed::Fixed(Fixed::Bool),
-                    pg_sys::UUIDOID => Typed::Fixed(Fixed::Uuid),
-                    pg_sys::NUMERICOID => match numeric_typmod(*typmod) {
-                        Some(t) => Typed::Numeric(t),
-                        None => return plan,
-                    },
-                    _ => return plan,
-                };
-                Source::Typed { field, kind }
+                Source::Typed { field, kind: *kind }
             }
             _ => return plan,
         };
@@ -234,6 +220,79 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
     }
     plan.tuple = target.former.tuple_plan(&sources, target.columns.len());
     plan
+}
+
+/// The types whose values the core converts (`None` for a domain: its own input function
+/// checks its constraints), where the core's value is the input function's for every typmod
+/// it takes.
+fn typed_for(typid: pg_sys::Oid, typmod: i32) -> Option<Typed> {
+    Some(match typid {
+        pg_sys::DATEOID => Typed::Date,
+        // (timestamp(p) below 6 rounds the fraction: the server's input function)
+        pg_sys::TIMESTAMPOID if matches!(typmod, -1 | 6) => Typed::Timestamp,
+        pg_sys::TIMESTAMPTZOID if matches!(typmod, -1 | 6) => Typed::Timestamptz(session_zone()),
+        pg_sys::FLOAT4OID => Typed::Fixed(Fixed::Float4),
+        pg_sys::FLOAT8OID => Typed::Fixed(Fixed::Float8),
+        pg_sys::BOOLOID => Typed::Fixed(Fixed::Bool),
+        pg_sys::UUIDOID => Typed::Fixed(Fixed::Uuid),
+        pg_sys::NUMERICOID => Typed::Numeric(numeric_typmod(typmod)?),
+        _ => return None,
+    })
+}
+
+/// The Datum of `b` for a column of a type the core reads, where it reads this spelling (else
+/// `None`: the input function): by-value types as their Datum, uuid and numeric values in
+/// memory from `alloc` (a 16-byte uuid; a numeric varlena with a 4-byte header, as
+/// `numeric_in` returns it).
+///
+/// # Safety
+/// `alloc(n)` returns n writable bytes, MAXALIGNed, that live as long as the Datum is used.
+#[inline]
+unsafe fn typed_datum(
+    kind: Typed,
+    b: &[u8],
+    alloc: impl FnOnce(usize) -> *mut u8,
+) -> Option<pg_sys::Datum> {
+    use fastcopy_core::{boolean, datetime, float, numeric, uuid};
+    Some(match kind {
+        Typed::Date => pg_sys::Datum::from(datetime::parse_date(b)?),
+        Typed::Timestamp => pg_sys::Datum::from(datetime::parse_timestamp(b)?),
+        Typed::Timestamptz(zone) => {
+            let fixed = match zone {
+                Zone::Fixed(off) => Some(off),
+                Zone::Explicit => None,
+            };
+            pg_sys::Datum::from(datetime::parse_timestamptz(b, fixed)?)
+        }
+        // (Float4GetDatum / Float8GetDatum: the bits as an integer Datum)
+        Typed::Fixed(Fixed::Float4) => {
+            pg_sys::Datum::from(float::parse_float4(b)?.to_bits() as i32)
+        }
+        Typed::Fixed(Fixed::Float8) => {
+            pg_sys::Datum::from(float::parse_float8(b)?.to_bits() as i64)
+        }
+        Typed::Fixed(Fixed::Bool) => pg_sys::Datum::from(boolean::parse_bool(b)?),
+        Typed::Fixed(Fixed::Uuid) => {
+            let u = uuid::parse_uuid(b)?;
+            let p = alloc(u.len());
+            // SAFETY: `p` is 16 writable bytes (# Safety).
+            unsafe { std::ptr::copy_nonoverlapping(u.as_ptr(), p, u.len()) };
+            pg_sys::Datum::from(p)
+        }
+        Typed::Numeric(typmod) => {
+            let mut body = [0u8; numeric::MAX_BODY];
+            let n = numeric::parse_numeric(b, typmod, &mut body)?;
+            let size = pg_sys::VARHDRSZ + n;
+            let p = alloc(size);
+            // SAFETY: `p` is `size` writable bytes (# Safety), 4-aligned: the header word
+            // (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
+            unsafe {
+                (p as *mut u32).write((size as u32) << 2);
+                std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), n);
+            }
+            pg_sys::Datum::from(p)
+        }
+    })
 }
 
 /// How the reader finds a `timestamptz` value's UTC offset: a value without one is in the
@@ -433,6 +492,7 @@ fn convert(
             typioparam,
             typmod,
             chars,
+            typed,
         } => {
             // Only on the short path, where the batch memory is reset by `Batch` alone (which
             // resets the arena with it): on the executor paths the server runs triggers and
@@ -442,6 +502,25 @@ fn convert(
             {
                 // SAFETY: convert_row made the batch memory the current context.
                 if let Some(d) = unsafe { chars.datum(bytes, arena) } {
+                    return Some((d, false));
+                }
+            }
+            if let Some(kind) = typed {
+                // the arena on the short path (as `chars`), else the current memory (the
+                // batch memory convert_row made current, where the input function would
+                // allocate)
+                let alloc = |n: usize| {
+                    if target.fast {
+                        // SAFETY: convert_row made the batch memory the current context.
+                        unsafe { arena.alloc(n) }
+                    } else {
+                        // SAFETY: on the backend thread; palloc raises rather than return NULL.
+                        unsafe { pg_sys::palloc(n) as *mut u8 }
+                    }
+                };
+                // SAFETY: `alloc` gives n MAXALIGNed bytes of the batch memory, which lives
+                // as long as the row's values.
+                if let Some(d) = unsafe { typed_datum(*kind, bytes, alloc) } {
                     return Some((d, false));
                 }
             }
