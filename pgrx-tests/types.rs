@@ -416,3 +416,59 @@ fn numeric_fast_path_matches_numeric_in() {
         assert_typed(&ty, "numeric_send", &v, &core, min);
     }
 }
+
+/// Binary numerics: `numeric_from_binary` (the binary loader's fast path) against the
+/// server's own `numeric_recv`, called on the same bytes: random ndigits, weights, scales and
+/// signs, digits with leading and trailing zeros and digits past the scale (which the server
+/// truncates and the core leaves to it). Every value the core takes has the server's body.
+#[pg_test]
+fn numeric_binary_fast_path_matches_numeric_recv() {
+    let mut g = Gen(23);
+    let (mut taken, mut total) = (0, 0);
+    for _ in 0..4000 {
+        let n = g.below(9) as usize;
+        let weight = g.below(30) as i16 - 15;
+        let sign: u16 = if g.below(2) == 0 { 0 } else { 0x4000 };
+        let dscale = g.below(40) as u16;
+        let mut b = Vec::new();
+        for w in [n as u16, weight as u16, sign, dscale] {
+            b.extend_from_slice(&w.to_be_bytes());
+        }
+        for k in 0..n {
+            let d = match g.below(5) {
+                0 if k == 0 || k + 1 == n => 0,
+                1 => g.below(10) as u16 * 1000,
+                _ => g.below(10_000) as u16,
+            };
+            b.extend_from_slice(&d.to_be_bytes());
+        }
+        total += 1;
+        let mut ours = vec![0u8; b.len()];
+        let Some(len) = fastcopy_core::numeric::numeric_from_binary(&b, &mut ours) else {
+            continue;
+        };
+        taken += 1;
+        let mut data = b.clone();
+        let mut buf = pg_sys::StringInfoData {
+            data: data.as_mut_ptr() as *mut std::ffi::c_char,
+            len: b.len() as i32,
+            maxlen: b.len() as i32,
+            cursor: 0,
+        };
+        // SAFETY: numeric_recv reads the StringInfo (our bytes, which outlive the call) and
+        // returns a palloc'd varlena with a 4-byte header; the typmod -1 is "none".
+        let server = unsafe {
+            let d = pg_sys::OidReceiveFunctionCall(
+                pg_sys::Oid::from(pg_sys::F_NUMERIC_RECV),
+                &mut buf,
+                pg_sys::InvalidOid,
+                -1,
+            );
+            let p = d.cast_mut_ptr::<u8>();
+            let size = (p as *const u32).read_unaligned() as usize >> 2;
+            std::slice::from_raw_parts(p.add(4), size - 4).to_vec()
+        };
+        assert_eq!(server, ours[..len].to_vec(), "numeric_recv of {b:02x?}");
+    }
+    assert!(taken * 3 > total, "the core took {taken} of {total}");
+}

@@ -44,6 +44,10 @@ enum Fast {
     /// `textrecv` / `varcharrecv` without a typmod, when the client encoding is the database's
     /// and both are UTF-8 (`pq_getmsgtext` then only verifies): valid UTF-8 without NUL.
     Text,
+    /// `uuid_recv`: 16 bytes, copied.
+    Uuid,
+    /// `numeric_recv` without a typmod (`fastcopy_core::numeric::numeric_from_binary`).
+    Numeric,
 }
 
 /// How one binary field becomes a Datum.
@@ -80,6 +84,8 @@ impl Receive {
             pg_sys::TIMEOID if untyped => Some(Fast::Time),
             pg_sys::TIMESTAMPOID | pg_sys::TIMESTAMPTZOID if untyped => Some(Fast::Timestamp),
             pg_sys::TEXTOID | pg_sys::VARCHAROID if untyped && utf8_session() => Some(Fast::Text),
+            pg_sys::UUIDOID => Some(Fast::Uuid),
+            pg_sys::NUMERICOID if untyped => Some(Fast::Numeric),
             _ => None,
         };
         Receive {
@@ -207,9 +213,38 @@ fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
             }
             pg_sys::Datum::from(v)
         }
+        Fast::Uuid => {
+            let u: &[u8; 16] = b.try_into().ok()?;
+            // SAFETY: palloc of 16 bytes in the current memory context (the batch's, which
+            // convert_row made current), filled from `u`.
+            unsafe {
+                let p = pg_sys::palloc(16) as *mut u8;
+                std::ptr::copy_nonoverlapping(u.as_ptr(), p, 16);
+                pg_sys::Datum::from(p)
+            }
+        }
+        Fast::Numeric => return numeric(b),
         Fast::Text => return None,
     };
     Some(d)
+}
+
+/// The numeric Datum `numeric_recv` returns for `b` (a varlena with a 4-byte header), where
+/// the core computes it.
+#[inline(never)]
+fn numeric(b: &[u8]) -> Option<pg_sys::Datum> {
+    // (a body is never longer than its binary form: 2 header bytes for 8)
+    let mut body = [0u8; 256];
+    let n = fastcopy_core::numeric::numeric_from_binary(b, body.get_mut(..b.len())?)?;
+    let size = pg_sys::VARHDRSZ + n;
+    // SAFETY: palloc of `size` bytes in the current memory context (the batch's), MAXALIGNed:
+    // the header word (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
+    unsafe {
+        let p = pg_sys::palloc(size) as *mut u8;
+        (p as *mut u32).write((size as u32) << 2);
+        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), n);
+        Some(pg_sys::Datum::from(p))
+    }
 }
 
 /// A text Datum of `b` (valid text in the database encoding), as `textrecv` builds it.
