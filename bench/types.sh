@@ -97,7 +97,7 @@ mixed10_sql="SELECT g::int8 * 7919 AS a, random() * 1e6 AS b, md5(g::text) AS c,
 workload() {
   local name=$1 cols=$2 sql=$3 formats=$4 table file fmt
   table="bt_$(echo "$name" | tr -c 'a-z0-9\n' '_')"
-  psql -c "DROP TABLE IF EXISTS $table, ${table}_src" -c "CREATE UNLOGGED TABLE $table ($cols)" >/dev/null
+  psql -c "DROP TABLE IF EXISTS $table, ${table}_src, ${table}_copy" -c "CREATE UNLOGGED TABLE $table ($cols)" >/dev/null
   for fmt in $formats; do
     file="$data/pg$m-$table.$fmt"
     if [ ! -f "$file" ]; then

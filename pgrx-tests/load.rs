@@ -463,7 +463,19 @@ fn typed_values_match_copy(file: &str, defs: &str) {
         assert!(a.len() > 100_000, "{file} {style} {zone}: {} bytes", a.len());
         assert!(a == b, "{file} {style} {zone}: the tables differ");
     }
+    // the same rows as COPY's binary format (the reader forms them from binary values):
+    // loaded by COPY and by fastcopy.load, both equal to the text load
+    let bin = format!("{path}.bin");
+    Spi::run(&format!("COPY fc_ty_copy TO '{bin}' (FORMAT binary)")).unwrap();
+    Spi::run("DROP TABLE IF EXISTS fc_ty_bcopy, fc_ty_bfast").unwrap();
+    Spi::run(&format!("CREATE TABLE fc_ty_bcopy ({defs}); CREATE TABLE fc_ty_bfast ({defs})")).unwrap();
+    Spi::run(&format!("COPY fc_ty_bcopy FROM '{bin}' (FORMAT binary)")).unwrap();
+    Spi::run(&format!("SELECT fastcopy.load('fc_ty_bfast', '{bin}', format => 'binary')")).unwrap();
+    let (a, b, t) = (table_text("fc_ty_bcopy"), table_text("fc_ty_bfast"), table_text("fc_ty_copy"));
+    assert!(a == b, "{file} binary: the tables differ");
+    assert!(a == t, "{file} binary: not the text load's rows");
     let _ = std::fs::remove_file(&path);
+    let _ = std::fs::remove_file(&bin);
 }
 
 #[pg_test]

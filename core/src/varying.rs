@@ -37,6 +37,13 @@
 //!
 //! With a [`NullHeader`], a NULL in a column that allows it is formed too: the row's header
 //! grows the null bitmap, and the value takes no room.
+//!
+//! A plan [`VaryingPlan::with_binary`] reads COPY's binary format instead (big-endian values
+//! of exactly their width, as the receive functions read them): integers as the reader
+//! converted them; text as it is when it is valid UTF-8 without NUL (the session and the
+//! database in UTF-8, checked by the extension); a date or timestamp finite in its type's
+//! range or infinite; float4/float8/uuid as their bytes, a bool as `boolrecv` (any non-zero
+//! byte is true); a numeric without a typmod as [`crate::numeric::numeric_from_binary`].
 
 use crate::datetime;
 use crate::input::Field;
@@ -187,6 +194,8 @@ pub struct VaryingPlan {
     /// With NULLs: the header's places, and per piece whether its value may be NULL (a row
     /// with a NULL elsewhere, or without a `NullHeader` at all, is the loader's).
     nulls: Option<(NullHeader, Vec<bool>)>,
+    /// The fields are COPY binary values (see the module docs).
+    binary: bool,
 }
 
 impl VaryingPlan {
@@ -229,6 +238,7 @@ impl VaryingPlan {
             max_len,
             nfields,
             nulls: None,
+            binary: false,
         })
     }
 
@@ -245,6 +255,22 @@ impl VaryingPlan {
             && h.bits_at <= self.head.len();
         self.nulls = Some((header, nullable));
         ok.then_some(self)
+    }
+
+    /// The plan, reading fields of COPY's binary format (see the module docs). `None` when a
+    /// piece is a numeric with a typmod (`numeric_recv` rounds to it: the loader's).
+    pub fn with_binary(mut self) -> Option<VaryingPlan> {
+        let typmod = |p: &Piece| {
+            matches!(
+                p,
+                Piece::Numeric {
+                    typmod: Some(_),
+                    ..
+                }
+            )
+        };
+        self.binary = true;
+        (!self.pieces.iter().any(typmod)).then_some(self)
     }
 
     /// Appends the tuple of one row to `out`: `ints[f]` is input field f converted (where it
@@ -318,7 +344,7 @@ impl VaryingPlan {
                     align,
                 } => {
                     let v = match field(f) {
-                        Field::Value(v) => v,
+                        Field::Value(v) if !self.binary || crate::chunks::is_utf8_text(v) => v,
                         Field::Null if has_null => continue,
                         _ => return None,
                     };
@@ -343,6 +369,7 @@ impl VaryingPlan {
                 }
                 Piece::Date { field: f, align } => {
                     let v = match field(f) {
+                        Field::Value(v) if self.binary => binary::date(v)?,
                         Field::Value(v) => datetime::parse_date(v)?,
                         Field::Null if has_null => continue,
                         _ => return None,
@@ -356,6 +383,7 @@ impl VaryingPlan {
                     align,
                 } => {
                     let v = match field(f) {
+                        Field::Value(v) if self.binary => binary::timestamp(v)?,
                         Field::Value(v) => match zone {
                             None => datetime::parse_timestamp(v)?,
                             Some(Zone::Explicit) => datetime::parse_timestamptz(v, None)?,
@@ -374,6 +402,7 @@ impl VaryingPlan {
                 } => {
                     let mut bytes = [0u8; 16];
                     match field(f) {
+                        Field::Value(v) if self.binary => binary::fixed(kind, v, &mut bytes)?,
                         Field::Value(v) => kind.convert(v, &mut bytes)?,
                         Field::Null if has_null => continue,
                         _ => return None,
@@ -388,6 +417,9 @@ impl VaryingPlan {
                 } => {
                     let mut body = [0u8; numeric::MAX_BODY];
                     let len = match field(f) {
+                        Field::Value(v) if self.binary => {
+                            numeric::numeric_from_binary(v, body.get_mut(..v.len())?)?
+                        }
                         Field::Value(v) => numeric::parse_numeric(v, typmod, &mut body)?,
                         Field::Null if has_null => continue,
                         _ => return None,
@@ -459,6 +491,54 @@ impl Piece {
             | Piece::Fixed { field, .. }
             | Piece::Numeric { field, .. } => field,
         }
+    }
+}
+
+/// COPY binary values of the fixed-width types, as their receive functions read them.
+mod binary {
+    use super::Fixed;
+
+    /// `IS_VALID_DATE`: days from 2000-01-01 in date_in's range (`DATETIME_MIN_JULIAN` and
+    /// `DATE_END_JULIAN` less `POSTGRES_EPOCH_JDATE`).
+    const DATE_MIN: i32 = -2_451_545;
+    const DATE_END: i32 = 2_147_483_494 - 2_451_545;
+    /// `IS_VALID_TIMESTAMP`: microseconds from 2000-01-01 in timestamp_in's range.
+    const TIMESTAMP_MIN: i64 = -211_813_488_000_000_000;
+    const TIMESTAMP_END: i64 = 9_223_371_331_200_000_000;
+
+    /// `date_recv`: a finite date in range, or ±infinity.
+    #[inline]
+    pub fn date(v: &[u8]) -> Option<i32> {
+        let d = i32::from_be_bytes(v.try_into().ok()?);
+        ((DATE_MIN..DATE_END).contains(&d) || d == i32::MIN || d == i32::MAX).then_some(d)
+    }
+
+    /// `timestamp_recv` / `timestamptz_recv` (no typmod, or 6, which rounds nothing): a
+    /// finite timestamp in range, or ±infinity.
+    #[inline]
+    pub fn timestamp(v: &[u8]) -> Option<i64> {
+        let t = i64::from_be_bytes(v.try_into().ok()?);
+        ((TIMESTAMP_MIN..TIMESTAMP_END).contains(&t) || t == i64::MIN || t == i64::MAX).then_some(t)
+    }
+
+    /// float4/float8 (their bits, little-endian as stored), bool (`boolrecv`: non-zero is
+    /// true), uuid (its bytes).
+    #[inline]
+    pub fn fixed(kind: Fixed, v: &[u8], out: &mut [u8; 16]) -> Option<()> {
+        match kind {
+            Fixed::Float4 => {
+                out[..4].copy_from_slice(&u32::from_be_bytes(v.try_into().ok()?).to_le_bytes())
+            }
+            Fixed::Float8 => {
+                out[..8].copy_from_slice(&u64::from_be_bytes(v.try_into().ok()?).to_le_bytes())
+            }
+            Fixed::Bool => match v {
+                [b] => out[0] = (*b != 0) as u8,
+                _ => return None,
+            },
+            Fixed::Uuid => *out = v.try_into().ok()?,
+        }
+        Some(())
     }
 }
 
@@ -831,6 +911,125 @@ mod tests {
             bad[f] = Some(v);
             assert!(form(&p, &[None; 5], &bad).is_none(), "{f}");
         }
+    }
+
+    /// The same values in COPY's binary format form the same tuple as in text; a numeric
+    /// with a typmod makes no binary plan; out-of-range dates, wrong widths and invalid
+    /// UTF-8 are the loader's.
+    #[test]
+    fn binary_values_form_the_tuples_text_values_form() {
+        let pieces = vec![
+            Piece::Date { field: 0, align: 4 },
+            Piece::Timestamp {
+                field: 1,
+                zone: Some(Zone::Explicit),
+                align: 8,
+            },
+            Piece::Fixed {
+                field: 2,
+                kind: Fixed::Float8,
+                align: 8,
+            },
+            Piece::Fixed {
+                field: 3,
+                kind: Fixed::Bool,
+                align: 1,
+            },
+            Piece::Fixed {
+                field: 4,
+                kind: Fixed::Uuid,
+                align: 1,
+            },
+            Piece::Numeric {
+                field: 5,
+                typmod: None,
+                align: 4,
+            },
+            Piece::Text {
+                field: 6,
+                limit: Limit::Any,
+                align: 4,
+            },
+            Piece::Fixed {
+                field: 7,
+                kind: Fixed::Float4,
+                align: 4,
+            },
+        ];
+        let head = vec![0u8; 16];
+        let text =
+            VaryingPlan::new(head.clone(), 8, vec![(0, 0)], pieces.clone(), 2032, 8).unwrap();
+        let bin = VaryingPlan::new(head, 8, vec![(0, 0)], pieces, 2032, 8)
+            .unwrap()
+            .with_binary()
+            .unwrap();
+        let tv: [&[u8]; 8] = [
+            b"2000-01-03",
+            b"2000-01-01 00:00:01+00",
+            b"-2.5",
+            b"t",
+            b"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11",
+            b"-123.45",
+            b"h\xc3\xa9",
+            b"0.5",
+        ];
+        let mut numeric = Vec::new();
+        for w in [2u16, 0, 0x4000, 2, 123, 4500] {
+            numeric.extend_from_slice(&w.to_be_bytes());
+        }
+        let uuid = crate::uuid::parse_uuid(tv[4]).unwrap();
+        let bv: Vec<Vec<u8>> = vec![
+            2i32.to_be_bytes().to_vec(),
+            1_000_000i64.to_be_bytes().to_vec(),
+            (-2.5f64).to_be_bytes().to_vec(),
+            vec![7],
+            uuid.to_vec(),
+            numeric,
+            "hé".as_bytes().to_vec(),
+            0.5f32.to_be_bytes().to_vec(),
+        ];
+        let (mut a, mut b) = (Vec::new(), Vec::new());
+        assert!(
+            text.form(&[None; 8], |f| Field::Value(tv[f]), &mut a)
+                .is_some()
+        );
+        assert!(
+            bin.form(&[None; 8], |f| Field::Value(&bv[f]), &mut b)
+                .is_some()
+        );
+        assert_eq!(a, b);
+        for (f, v) in [
+            (0, (i32::MAX - 1).to_be_bytes().to_vec()),
+            (0, vec![0, 0, 2]),
+            (1, vec![0; 7]),
+            (2, vec![0; 4]),
+            (3, vec![]),
+            (4, vec![0; 15]),
+            (6, vec![b'a', 0xff]),
+            (6, vec![b'a', 0]),
+        ] {
+            let mut bad = bv.clone();
+            bad[f] = v;
+            assert!(
+                bin.form(&[None; 8], |k| Field::Value(&bad[k]), &mut Vec::new())
+                    .is_none(),
+                "{f}"
+            );
+        }
+        let typmod = Piece::Numeric {
+            field: 0,
+            typmod: Some(Typmod {
+                precision: 5,
+                scale: 2,
+            }),
+            align: 4,
+        };
+        assert!(
+            VaryingPlan::new(vec![0; 16], 8, vec![], vec![typmod], 2032, 1)
+                .unwrap()
+                .with_binary()
+                .is_none()
+        );
     }
 
     #[test]

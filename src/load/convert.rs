@@ -92,7 +92,7 @@ pub enum Chars {
 }
 
 impl Chars {
-    fn for_type(typid: pg_sys::Oid, typmod: i32) -> Option<Chars> {
+    pub(super) fn for_type(typid: pg_sys::Oid, typmod: i32) -> Option<Chars> {
         // the length a typmod gives (`atttypmod - VARHDRSZ`), if any
         let n = (typmod >= pg_sys::VARHDRSZ as i32)
             .then(|| (typmod - pg_sys::VARHDRSZ as i32) as usize);
@@ -187,16 +187,18 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
     }
     let mut sources = vec![None; target.natts];
     for (field, (col, width)) in target.columns.iter().zip(&plan.fields).enumerate() {
-        let source = match (width, &col.conv) {
-            (Some(IntWidth::I16), _) => Source::Int { field, width: 2 },
-            (Some(IntWidth::I32), _) => Source::Int { field, width: 4 },
-            (Some(IntWidth::I64), _) => Source::Int { field, width: 8 },
-            (
-                None,
-                Converter::Input {
-                    chars: Some(chars), ..
-                },
-            ) if !target.binary && !col.force_null && !col.force_not_null => match *chars {
+        // (text and binary columns: what the reader may take of their values)
+        let (chars, typed) = match &col.conv {
+            Converter::Input { chars, typed, .. } => (*chars, *typed),
+            Converter::Receive(r) => (r.chars, r.typed),
+            _ => (None, None),
+        };
+        let forced = col.force_null || col.force_not_null;
+        let source = match (width, chars, typed) {
+            (Some(IntWidth::I16), ..) => Source::Int { field, width: 2 },
+            (Some(IntWidth::I32), ..) => Source::Int { field, width: 4 },
+            (Some(IntWidth::I64), ..) => Source::Int { field, width: 8 },
+            (None, Some(chars), _) if !forced => match chars {
                 Chars::Bpchar(n) => Source::Padded { field, n },
                 Chars::Varchar(n) => Source::Text {
                     field,
@@ -204,28 +206,23 @@ fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
                 },
                 Chars::Any => Source::Text { field, max: None },
             },
-            (
-                None,
-                Converter::Input {
-                    typed: Some(kind), ..
-                },
-            ) if !target.binary && !col.force_null && !col.force_not_null => {
-                Source::Typed { field, kind: *kind }
-            }
+            (None, None, Some(kind)) if !forced => Source::Typed { field, kind },
             _ => return plan,
         };
         if let Some(slot) = sources.get_mut(col.index) {
             *slot = Some(source);
         }
     }
-    plan.tuple = target.former.tuple_plan(&sources, target.columns.len());
+    plan.tuple = target
+        .former
+        .tuple_plan(&sources, target.columns.len(), target.binary);
     plan
 }
 
 /// The types whose values the core converts (`None` for a domain: its own input function
 /// checks its constraints), where the core's value is the input function's for every typmod
 /// it takes.
-fn typed_for(typid: pg_sys::Oid, typmod: i32) -> Option<Typed> {
+pub(super) fn typed_for(typid: pg_sys::Oid, typmod: i32) -> Option<Typed> {
     Some(match typid {
         pg_sys::DATEOID => Typed::Date,
         // (timestamp(p) below 6 rounds the fraction: the server's input function)

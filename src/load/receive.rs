@@ -9,7 +9,9 @@
 //! in range, valid text), and hands everything else to the receive function, which then
 //! raises its own error.
 
+use super::convert::{Chars, typed_for};
 use super::target::Target;
+use super::tuple::Typed;
 use crate::error::raise;
 use fastcopy_core::chunks::is_utf8_text;
 use pgrx::pg_sys;
@@ -59,6 +61,12 @@ pub struct Receive {
     /// The field's bytes, NUL-terminated, for the receive function (COPY's `attribute_buf`:
     /// receive functions of arrays and records write into it while they read).
     scratch: RefCell<Vec<u8>>,
+    /// How the reader may take the column's values when it forms tuples (binary varying
+    /// plans, `fastcopy_core::varying`): text, varchar and char values where the session and
+    /// the database are in UTF-8 (`textrecv` only verifies them then), and the fixed-width,
+    /// date/time and untyped numeric types.
+    pub chars: Option<Chars>,
+    pub typed: Option<Typed>,
 }
 
 impl Receive {
@@ -88,12 +96,15 @@ impl Receive {
             pg_sys::NUMERICOID if untyped => Some(Fast::Numeric),
             _ => None,
         };
+        let binary_typed = |t: Typed| !matches!(t, Typed::Numeric(Some(_)));
         Receive {
             fast,
             flinfo,
             typioparam,
             typmod,
             scratch: RefCell::new(Vec::new()),
+            chars: Chars::for_type(typid, typmod).filter(|_| utf8_session()),
+            typed: typed_for(typid, typmod).filter(|&t| binary_typed(t)),
         }
     }
 

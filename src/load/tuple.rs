@@ -370,12 +370,25 @@ impl Former {
     /// attribute's value goes. `sources[a]` is where attribute `a` comes from; `None` unless
     /// every attribute has a source: fixed-width by-value columns each fed by an integer
     /// field of its own width, and `char(n)` columns whose values are short varlenas.
-    pub fn tuple_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+    /// `binary`: the fields are COPY binary values (text and typed columns: a varying plan).
+    pub fn tuple_plan(
+        &self,
+        sources: &[Option<Source>],
+        nfields: usize,
+        binary: bool,
+    ) -> Option<TuplePlan> {
         if sources
             .iter()
             .any(|s| matches!(s, Some(Source::Text { .. } | Source::Typed { .. })))
         {
-            return self.varying_plan(sources, nfields);
+            return self.varying_plan(sources, nfields, binary);
+        }
+        if binary
+            && sources
+                .iter()
+                .any(|s| matches!(s, Some(Source::Padded { .. })))
+        {
+            return self.varying_plan(sources, nfields, binary);
         }
         if sources
             .iter()
@@ -384,7 +397,7 @@ impl Former {
             // (char(n) values too long for a one-byte header: a layout of their own per row)
             return self
                 .padded_plan(sources, nfields)
-                .or_else(|| self.varying_plan(sources, nfields));
+                .or_else(|| self.varying_plan(sources, nfields, false));
         }
         let layout = self.fixed.as_ref()?;
         if sources.len() != layout.len() {
@@ -550,7 +563,15 @@ impl Former {
     /// than `TOAST_TUPLE_THRESHOLD` are left to the loader (the toaster's). The plan is used
     /// only if the tuples it forms for sample rows (short, empty and long values) equal,
     /// byte for byte, those `heap_form_tuple` forms of the same values.
-    fn varying_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+    ///
+    /// With `binary`, the plan reads COPY binary values (`VaryingPlan::with_binary`), and the
+    /// sample rows are given to it as the server's send functions write their values.
+    fn varying_plan(
+        &self,
+        sources: &[Option<Source>],
+        nfields: usize,
+        binary: bool,
+    ) -> Option<TuplePlan> {
         // SAFETY: the descriptor is valid for the Former's life (`new`).
         let natts = unsafe { (*self.tupdesc).natts } as usize;
         if sources.len() != natts {
@@ -779,6 +800,7 @@ impl Former {
             nfields,
         )?
         .with_nulls(header, nullable.clone())?;
+        let plan = if binary { plan.with_binary()? } else { plan };
         let patterns: [&dyn Fn(usize) -> bool; 4] =
             [&|_| false, &|_| true, &|i| i % 2 == 0, &|i| i % 2 == 1];
         for (round, (len, null_at)) in [0, 1, 2, 5, 126, 127, 300]
@@ -789,6 +811,24 @@ impl Former {
             let row = sample(len, round, null_at)?;
             let server = server(&row)?;
             let (ints, texts, null) = &row;
+            // binary: the typed values as their send functions write them (integers are in
+            // `ints`, text values as they are)
+            let sent: Vec<Option<Vec<u8>>> = if binary {
+                let mut sent = texts.clone();
+                for (i, p) in pieces.iter().enumerate() {
+                    let f = p.field();
+                    if matches!(p, Piece::Int { .. } | Piece::Text { .. }) || null[f] {
+                        continue;
+                    }
+                    let (typid, typmod) = types[i];
+                    let d = input_datum(typid, typmod, texts[f].as_deref().unwrap_or_default());
+                    sent[f] = Some(send_bytes(typid, d));
+                }
+                sent
+            } else {
+                Vec::new()
+            };
+            let texts = if binary { &sent } else { texts };
             let field = |f: usize| match &texts[f] {
                 _ if null[f] => Field::Null,
                 Some(t) => Field::Value(t),
@@ -851,6 +891,24 @@ impl Former {
             (*tuple).t_data = chunk.add(HEAPTUPLESIZE) as pg_sys::HeapTupleHeader;
             tuple
         }
+    }
+}
+
+/// The bytes the type's send function writes for `d` (COPY's binary format of the value).
+fn send_bytes(typid: pg_sys::Oid, d: pg_sys::Datum) -> Vec<u8> {
+    let (mut func, mut varlena) = (pg_sys::InvalidOid, false);
+    // SAFETY: a catalog lookup and the type's send function on the backend thread (pgrx
+    // guards them); `d` is a value of the type; the result is a bytea varlena with a 4-byte
+    // header in the current memory context, read and left to it.
+    unsafe {
+        pg_sys::getTypeBinaryOutputInfo(typid, &mut func, &mut varlena);
+        let b = pg_sys::OidSendFunctionCall(func, d);
+        let size = (b as *const u32).read_unaligned() as usize >> 2;
+        std::slice::from_raw_parts(
+            (b as *const u8).add(pg_sys::VARHDRSZ),
+            size - pg_sys::VARHDRSZ,
+        )
+        .to_vec()
     }
 }
 
