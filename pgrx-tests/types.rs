@@ -349,13 +349,34 @@ fn timestamptz_fast_path_matches_timestamptz_in() {
     ] {
         Spi::run(&format!("SET TIME ZONE '{zone}'")).unwrap();
         let z = crate::load::convert::session_zone();
-        let off = match z {
-            fastcopy_core::varying::Zone::Fixed(off) => Some(off),
-            fastcopy_core::varying::Zone::Explicit => None,
+        let fixed_now = matches!(z, fastcopy_core::datetime::Zone::Fixed(_));
+        assert_eq!(fixed_now, fixed, "{zone}: {z:?}");
+        // a zone with transitions has its table of windows
+        assert!(fixed || matches!(z, fastcopy_core::datetime::Zone::Table(_)), "{zone}: {z:?}");
+        let core = |b: &[u8]| {
+            fastcopy_core::datetime::parse_timestamptz(b, z).map(|t| hex(&t.to_be_bytes()))
         };
-        assert_eq!(off.is_some(), fixed, "{zone}: {z:?}");
-        let core = |b: &[u8]| fastcopy_core::datetime::parse_timestamptz(b, off).map(|t| hex(&t.to_be_bytes()));
         assert_typed("timestamptz", "timestamptz_send", &corpus, &core, 300);
+        // without offsets: through 1900-2100 every few days, and every 37 minutes through
+        // the months of the transitions of a few years; most are taken (all but those near a
+        // transition), each as the server reads it
+        let mut local = Vec::new();
+        for y in 1900..2100 {
+            for d in (0..365).step_by(3) {
+                let (m, day) = (1 + d / 31, 1 + d % 28);
+                local.push(format!("{y}-{m:02}-{day:02} {:02}:{:02}:{:02}", d % 24, (d * 7) % 60, d % 60));
+            }
+        }
+        for y in [1918, 1942, 1970, 2007, 2021, 2037, 2099] {
+            for m in [3, 4, 10, 11] {
+                for k in 0..(28 * 24 * 60 / 37) {
+                    let min = k * 37;
+                    let (day, h, mi) = (1 + min / 1440, (min / 60) % 24, min % 60);
+                    local.push(format!("{y}-{m:02}-{day:02} {h:02}:{mi:02}:{:02}.5", k % 60));
+                }
+            }
+        }
+        assert_typed("timestamptz", "timestamptz_send", &local, &core, local.len() * 9 / 10);
     }
     Spi::run("RESET TIME ZONE").unwrap();
 }

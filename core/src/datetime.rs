@@ -10,7 +10,9 @@
 //! - `timestamptz`: the same followed by an explicit UTC offset `+HH`, `-HH`, `+HH:MM` or
 //!   `-HH:MM` (hours up to 15, as the server allows) or `Z`: the microseconds since
 //!   2000-01-01 00:00:00 UTC, the offset subtracted. Without an offset the session's
-//!   `TimeZone` decides: taken only when the caller knows that zone's one fixed offset.
+//!   `TimeZone` decides ([`Zone`]): taken only when the caller knows that zone's one fixed
+//!   offset, or its offsets by windows of local time ([`ZoneTable`]) and the value lies
+//!   inside one, away from every transition.
 //!
 //! Everything else (other spellings, whitespace, `BC`, `24:00:00`, a leap second `:60`,
 //! more than 6 fraction digits, the year 0, `infinity`, a day the month does not have) is
@@ -127,14 +129,64 @@ pub fn parse_timestamp(b: &[u8]) -> Option<i64> {
     }
 }
 
-/// A `timestamptz` value: a timestamp and `+HH`, `-HH`, `+HH:MM`, `-HH:MM` or `Z`, or with
-/// `zone` (the session time zone's fixed offset, in seconds east of UTC) a timestamp alone;
-/// microseconds since 2000-01-01 00:00:00 UTC.
-pub fn parse_timestamptz(b: &[u8], zone: Option<i32>) -> Option<i64> {
+/// How a `timestamptz` value without an offset is read: in the session's `TimeZone`, which
+/// the caller describes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Zone {
+    /// Unknown here: only a value with an explicit offset is taken.
+    Explicit,
+    /// A zone of one fixed offset, in seconds east of UTC (`UTC`, `Etc/GMT+5`).
+    Fixed(i32),
+    /// A zone whose offsets change: its offsets by windows of local time.
+    Table(&'static ZoneTable),
+}
+
+/// A time zone's UTC offsets by windows of local time, each a span in which the offset of
+/// every local time is certain (the caller leaves out the days around each transition, where
+/// a local time may be missing or ambiguous, and the years it did not look at).
+#[derive(Debug, PartialEq, Eq)]
+pub struct ZoneTable {
+    /// (first local second, one past the last, offset in seconds east of UTC), local seconds
+    /// counted from 1970-01-01 00:00:00 as if it were UTC; sorted, disjoint.
+    windows: Vec<(i64, i64, i32)>,
+}
+
+impl ZoneTable {
+    /// `None` unless the windows are non-empty, sorted and disjoint, with offsets below a day.
+    pub fn new(windows: Vec<(i64, i64, i32)>) -> Option<ZoneTable> {
+        let ok = windows
+            .iter()
+            .all(|&(a, b, off)| a < b && off.unsigned_abs() < SECS_PER_DAY as u32)
+            && windows.windows(2).all(|w| w[0].1 <= w[1].0);
+        ok.then_some(ZoneTable { windows })
+    }
+
+    /// The offset of local second `local` (from 1970-01-01 as if UTC), if a window holds it.
+    #[inline]
+    pub fn offset(&self, local: i64) -> Option<i32> {
+        let i = self.windows.partition_point(|w| w.1 <= local);
+        let &(a, _, off) = self.windows.get(i)?;
+        (a <= local).then_some(off)
+    }
+}
+
+/// A `timestamptz` value: a timestamp and `+HH`, `-HH`, `+HH:MM`, `-HH:MM` or `Z`, or a
+/// timestamp alone in `zone`; microseconds since 2000-01-01 00:00:00 UTC.
+pub fn parse_timestamptz(b: &[u8], zone: Zone) -> Option<i64> {
     let (local, at) = timestamp_prefix(b)?;
     let z = &b[at..];
     let sign = match z {
-        [] => return Some(local - zone? as i64 * USECS_PER_SEC),
+        [] => {
+            let off = match zone {
+                Zone::Explicit => return None,
+                Zone::Fixed(off) => off,
+                // (the whole seconds of the local time, as DetermineTimeZoneOffset reads it)
+                Zone::Table(t) => {
+                    t.offset(local.div_euclid(USECS_PER_SEC) + EPOCH_DAYS * SECS_PER_DAY)?
+                }
+            };
+            return Some(local - off as i64 * USECS_PER_SEC);
+        }
         [b'Z' | b'z'] => return Some(local),
         [b'+', ..] => 1,
         [b'-', ..] => -1,
@@ -236,7 +288,68 @@ mod tests {
     }
 
     fn parse_timestamptz_explicit(b: &[u8]) -> Option<i64> {
-        parse_timestamptz(b, None)
+        parse_timestamptz(b, Zone::Explicit)
+    }
+
+    /// Windows of local time: the offset inside, nothing in the gaps or outside.
+    #[test]
+    fn zone_tables_answer_inside_their_windows_only() {
+        // 2000-01-01 00:00:00 local is second 946684800
+        let t0 = 946_684_800;
+        let table: &'static ZoneTable = Box::leak(Box::new(
+            ZoneTable::new(vec![
+                (t0 - 100, t0 + 3600, -18_000),
+                (t0 + 7200, t0 + 9000, -14_400),
+            ])
+            .unwrap(),
+        ));
+        let z = Zone::Table(table);
+        // 00:00 local at -05: 05:00 UTC
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 00:00:00", z),
+            Some(18_000_000_000)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 00:59:59.9", z),
+            Some(21_599_900_000)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00", z),
+            None,
+            "in the gap"
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 02:00:00", z),
+            Some((7200 + 14_400) * 1_000_000)
+        );
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 02:30:00", z),
+            None,
+            "after the last window"
+        );
+        assert_eq!(
+            parse_timestamptz(b"1999-12-31 23:58:19", z),
+            None,
+            "before the first"
+        );
+        assert_eq!(
+            parse_timestamptz(b"1999-12-31 23:58:20", z),
+            Some((-100 + 18_000) * 1_000_000)
+        );
+        // an explicit offset wins
+        assert_eq!(
+            parse_timestamptz(b"2000-01-01 01:00:00+00", z),
+            Some(3_600_000_000)
+        );
+        assert!(
+            ZoneTable::new(vec![(0, 10, 0), (5, 20, 0)]).is_none(),
+            "overlapping"
+        );
+        assert!(ZoneTable::new(vec![(10, 10, 0)]).is_none(), "empty");
+        assert!(
+            ZoneTable::new(vec![(0, 10, 86_400)]).is_none(),
+            "a day's offset"
+        );
     }
 
     #[test]
@@ -251,19 +364,19 @@ mod tests {
         );
         // without an offset: the zone's, if known
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 01:00:00", Some(0)),
+            parse_timestamptz(b"2000-01-01 01:00:00", Zone::Fixed(0)),
             Some(3_600_000_000)
         );
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 01:00:00", Some(3600)),
+            parse_timestamptz(b"2000-01-01 01:00:00", Zone::Fixed(3600)),
             Some(0)
         );
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 01:00:00", Some(-3600)),
+            parse_timestamptz(b"2000-01-01 01:00:00", Zone::Fixed(-3600)),
             Some(7_200_000_000)
         );
         assert_eq!(
-            parse_timestamptz(b"2000-01-01 01:00:00+01", Some(-3600)),
+            parse_timestamptz(b"2000-01-01 01:00:00+01", Zone::Fixed(-3600)),
             Some(0)
         );
         assert_eq!(
@@ -300,7 +413,7 @@ mod tests {
             b"2000-01-01 00:00:00+00 ",
         ] {
             assert_eq!(
-                parse_timestamptz(bad, None),
+                parse_timestamptz(bad, Zone::Explicit),
                 None,
                 "{}",
                 String::from_utf8_lossy(bad)

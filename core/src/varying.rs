@@ -46,6 +46,7 @@
 //! byte is true); a numeric without a typmod as [`crate::numeric::numeric_from_binary`].
 
 use crate::datetime;
+pub use crate::datetime::Zone;
 use crate::input::Field;
 use crate::numeric::{self, Typmod};
 use crate::{boolean, float, uuid};
@@ -100,17 +101,6 @@ pub enum Piece {
         typmod: Option<Typmod>,
         align: usize,
     },
-}
-
-/// How a `timestamptz` value's UTC offset is found.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Zone {
-    /// Only a value with an explicit offset is taken (the session's time zone has no fixed
-    /// offset: the server decides the others).
-    Explicit,
-    /// A value without an offset is in a time zone of this fixed offset, in seconds east of
-    /// UTC (the session's `TimeZone` has had one offset only, such as `UTC`).
-    Fixed(i32),
 }
 
 /// The fixed-width types [`Piece::Fixed`] converts, and their stored bytes (those of a
@@ -386,8 +376,7 @@ impl VaryingPlan {
                         Field::Value(v) if self.binary => binary::timestamp(v)?,
                         Field::Value(v) => match zone {
                             None => datetime::parse_timestamp(v)?,
-                            Some(Zone::Explicit) => datetime::parse_timestamptz(v, None)?,
-                            Some(Zone::Fixed(off)) => datetime::parse_timestamptz(v, Some(off))?,
+                            Some(zone) => datetime::parse_timestamptz(v, zone)?,
                         },
                         Field::Null if has_null => continue,
                         _ => return None,

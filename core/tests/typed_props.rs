@@ -3,7 +3,7 @@
 //! digits by division (the parser works on decimal digit strings), a date by counting days
 //! year by year and month by month (the parser uses era arithmetic).
 
-use fastcopy_core::datetime::{parse_date, parse_timestamp, parse_timestamptz};
+use fastcopy_core::datetime::{Zone, parse_date, parse_timestamp, parse_timestamptz};
 use fastcopy_core::numeric::{MAX_BODY, Typmod, parse_numeric};
 use proptest::prelude::*;
 
@@ -148,13 +148,13 @@ proptest! {
         };
         let offset = (off_h * 3600 + off_m.unwrap_or(0) * 60) as i64 * 1_000_000;
         let utc = if minus { local + offset } else { local - offset };
-        prop_assert_eq!(parse_timestamptz(format!("{text}{zone}").as_bytes(), None), Some(utc), "{}{}", text, zone);
+        prop_assert_eq!(parse_timestamptz(format!("{text}{zone}").as_bytes(), Zone::Explicit), Some(utc), "{}{}", text, zone);
         // ISO 8601's T and Z; without an offset, the zone's
         let iso = text.replacen(' ', "T", 1);
         prop_assert_eq!(parse_timestamp(iso.as_bytes()), Some(local), "{}", iso);
-        prop_assert_eq!(parse_timestamptz(format!("{iso}Z").as_bytes(), None), Some(local), "{}Z", iso);
-        prop_assert_eq!(parse_timestamptz(text.as_bytes(), None), None, "{}", text);
+        prop_assert_eq!(parse_timestamptz(format!("{iso}Z").as_bytes(), Zone::Explicit), Some(local), "{}Z", iso);
+        prop_assert_eq!(parse_timestamptz(text.as_bytes(), Zone::Explicit), None, "{}", text);
         let east = if minus { -(offset / 1_000_000) } else { offset / 1_000_000 } as i32;
-        prop_assert_eq!(parse_timestamptz(text.as_bytes(), Some(east)), Some(utc), "{} at {}", text, east);
+        prop_assert_eq!(parse_timestamptz(text.as_bytes(), Zone::Fixed(east)), Some(utc), "{} at {}", text, east);
     }
 }

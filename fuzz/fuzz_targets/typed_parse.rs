@@ -5,7 +5,7 @@
 
 #![no_main]
 
-use fastcopy_core::datetime::{parse_date, parse_timestamp, parse_timestamptz};
+use fastcopy_core::datetime::{Zone, parse_date, parse_timestamp, parse_timestamptz};
 use fastcopy_core::numeric::{MAX_BODY, Typmod, parse_numeric};
 use libfuzzer_sys::fuzz_target;
 
@@ -26,7 +26,7 @@ fuzz_target!(|data: &[u8]| {
     }
     let _ = parse_date(data);
     let _ = parse_timestamp(data);
-    if let Some(utc) = parse_timestamptz(data, None) {
+    if let Some(utc) = parse_timestamptz(data, Zone::Explicit) {
         if let Some(b'Z' | b'z') = data.last() {
             let local = parse_timestamp(&data[..data.len() - 1]).expect("a timestamp before Z");
             assert_eq!(utc, local, "{data:?}");
@@ -38,6 +38,6 @@ fuzz_target!(|data: &[u8]| {
     }
     // without an offset, the zone's fixed one: the timestamp moved by it
     if let Some(local) = parse_timestamp(data) {
-        assert_eq!(parse_timestamptz(data, Some(-3600)), Some(local + 3_600_000_000), "{data:?}");
+        assert_eq!(parse_timestamptz(data, Zone::Fixed(-3600)), Some(local + 3_600_000_000), "{data:?}");
     }
 });

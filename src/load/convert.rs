@@ -13,11 +13,12 @@ use super::tuple::{Arena, Source, Typed};
 use crate::compat;
 use crate::error::{raise, raise_detail};
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
+use fastcopy_core::datetime::{Zone, ZoneTable};
 use fastcopy_core::input::{Field, Row};
 use fastcopy_core::int;
 use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::{IntPlan, IntWidth};
-use fastcopy_core::varying::{Fixed, Zone};
+use fastcopy_core::varying::Fixed;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::c_char;
@@ -254,13 +255,7 @@ unsafe fn typed_datum(
     Some(match kind {
         Typed::Date => pg_sys::Datum::from(datetime::parse_date(b)?),
         Typed::Timestamp => pg_sys::Datum::from(datetime::parse_timestamp(b)?),
-        Typed::Timestamptz(zone) => {
-            let fixed = match zone {
-                Zone::Fixed(off) => Some(off),
-                Zone::Explicit => None,
-            };
-            pg_sys::Datum::from(datetime::parse_timestamptz(b, fixed)?)
-        }
+        Typed::Timestamptz(zone) => pg_sys::Datum::from(datetime::parse_timestamptz(b, zone)?),
         // (Float4GetDatum / Float8GetDatum: the bits as an integer Datum)
         Typed::Fixed(Fixed::Float4) => {
             pg_sys::Datum::from(float::parse_float4(b)?.to_bits() as i32)
@@ -293,20 +288,94 @@ unsafe fn typed_datum(
 }
 
 /// How the reader finds a `timestamptz` value's UTC offset: a value without one is in the
-/// session's `TimeZone`, whose offset the reader knows only where the zone has had one
-/// offset only (`UTC`, `Etc/GMT+5`, a fixed `+02:00`: `pg_get_timezone_offset`, which
-/// `DetermineTimeZoneOffset` then agrees with for every date); elsewhere such values go to
-/// the server. (The zone cannot change within one statement's rows the reader forms: a
-/// trigger that could set it makes the rows go one at a time, without a plan.)
+/// session's `TimeZone`. Where the zone has had one offset only (`UTC`, `Etc/GMT+5`:
+/// `pg_get_timezone_offset`, which `DetermineTimeZoneOffset` then agrees with for every date),
+/// that offset; else its offsets by windows of local time over [`ZONE_YEARS`] (the server's
+/// own transitions, `pg_next_dst_boundary`), without the [`ZONE_MARGIN`] around each
+/// transition where a local time may be missing or ambiguous: values there, and outside the
+/// years, go to the server. A zone's table is made once per backend (the server keeps its
+/// zones for the backend's life too). (The zone cannot change within one statement's rows
+/// the reader forms: a trigger that could set it makes the rows go one at a time, without a
+/// plan.)
 pub(crate) fn session_zone() -> Zone {
     let mut gmtoff: std::ffi::c_long = 0;
     // SAFETY: `session_timezone` is the backend's current zone (set at startup, never NULL
     // after it); the call only reads it.
-    let fixed = unsafe { pg_sys::pg_get_timezone_offset(pg_sys::session_timezone, &mut gmtoff) };
+    let tz = unsafe { pg_sys::session_timezone };
+    let fixed = unsafe { pg_sys::pg_get_timezone_offset(tz, &mut gmtoff) };
     match i32::try_from(gmtoff) {
-        Ok(off) if fixed => Zone::Fixed(off),
-        _ => Zone::Explicit,
+        Ok(off) if fixed => return Zone::Fixed(off),
+        _ => {}
     }
+    thread_local! {
+        static TABLES: std::cell::RefCell<Vec<(usize, Option<&'static ZoneTable>)>> =
+            const { std::cell::RefCell::new(Vec::new()) };
+    }
+    let key = tz as usize;
+    let table = TABLES.with_borrow_mut(|tables| {
+        if let Some(&(_, t)) = tables.iter().find(|(k, _)| *k == key) {
+            return t;
+        }
+        // (a leak per zone a backend uses: a few kB, for the backend's life, as the server's
+        // own zone cache)
+        let t = zone_table(tz).map(|t| &*Box::leak(Box::new(t)));
+        tables.push((key, t));
+        t
+    });
+    table.map_or(Zone::Explicit, Zone::Table)
+}
+
+/// The years whose local times [`session_zone`]'s tables cover (from the start of the first
+/// to the start of the last), as seconds since 1970-01-01.
+const ZONE_YEARS: (i64, i64) = (-2_208_988_800, 4_102_444_800); // 1900, 2100
+/// Local time left to the server on either side of a transition (DetermineTimeZoneOffset
+/// looks for the next transition from a day before the local time).
+const ZONE_MARGIN: i64 = 2 * 86_400;
+
+/// The windows of `tz`'s offsets over [`ZONE_YEARS`] (see [`session_zone`]).
+fn zone_table(tz: *const pg_sys::pg_tz) -> Option<ZoneTable> {
+    let mut windows = Vec::new();
+    let mut t: pg_sys::pg_time_t = ZONE_YEARS.0;
+    let mut start = ZONE_YEARS.0 + ZONE_MARGIN;
+    loop {
+        let (mut before, mut after) = (0, 0);
+        let (mut before_dst, mut after_dst) = (0, 0);
+        let mut boundary: pg_sys::pg_time_t = 0;
+        // SAFETY: `tz` is the session's zone; the call reads it and writes the outputs.
+        let res = unsafe {
+            pg_sys::pg_next_dst_boundary(
+                &t,
+                &mut before,
+                &mut before_dst,
+                &mut boundary,
+                &mut after,
+                &mut after_dst,
+                tz,
+            )
+        };
+        let before = i32::try_from(before).ok()?;
+        match res {
+            0 => {
+                // no transition after t: one offset to the end
+                windows.push((start, ZONE_YEARS.1, before));
+                break;
+            }
+            1 => {
+                let after = i32::try_from(after).ok()?;
+                let end = boundary + before.min(after) as i64 - ZONE_MARGIN;
+                if start < end.min(ZONE_YEARS.1) {
+                    windows.push((start, end.min(ZONE_YEARS.1), before));
+                }
+                start = boundary + before.max(after) as i64 + ZONE_MARGIN;
+                if boundary >= ZONE_YEARS.1 || boundary <= t {
+                    break;
+                }
+                t = boundary;
+            }
+            _ => return None,
+        }
+    }
+    ZoneTable::new(windows)
 }
 
 /// A numeric column's typmod as the core takes it: `Some(None)` without one, `None` for a

@@ -724,10 +724,16 @@ impl Former {
                     Piece::Timestamp { field, zone, .. } => {
                         let t = SAMPLE_TIMESTAMPS[(round + i) % SAMPLE_TIMESTAMPS.len()];
                         let z = SAMPLE_OFFSETS[(round + i) % SAMPLE_OFFSETS.len()];
+                        // (every other round without an offset where the core reads it
+                        // so: in the zone's fixed offset, or a window of its table)
+                        let bare = zone.is_some_and(|zone| {
+                            round % 2 == 1
+                                && fastcopy_core::datetime::parse_timestamptz(t.as_bytes(), zone)
+                                    .is_some()
+                        });
                         let v = match zone {
                             None => t.to_string(),
-                            // (every other round without an offset: the zone's)
-                            Some(Zone::Fixed(_)) if round % 2 == 1 => t.to_string(),
+                            Some(_) if bare => t.to_string(),
                             Some(_) => format!("{t}{z}"),
                         };
                         texts[field] = Some(v.into_bytes());
