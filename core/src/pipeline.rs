@@ -534,6 +534,20 @@ impl RowBlock {
         plan: Option<&IntPlan>,
         ready: Option<&Readiness>,
     ) {
+        self.split(reader, max_bytes, plan, ready);
+        self.convert(plan);
+    }
+
+    /// [`RowBlock::fill`]'s first half: the rows read and split (lines of plain integers
+    /// formed on the way, where the plan fuses them), their integer fields not yet converted
+    /// nor their tuples formed ([`RowBlock::convert`], with the same plan).
+    pub fn split<D: Decoder + ?Sized>(
+        &mut self,
+        reader: &mut D,
+        max_bytes: usize,
+        plan: Option<&IntPlan>,
+        ready: Option<&Readiness>,
+    ) {
         self.len = 0;
         self.end = None;
         self.width = plan.map_or(0, |p| p.fields.len());
@@ -628,6 +642,13 @@ impl RowBlock {
                 }
             }
         }
+        self.bytes_read = reader.bytes_read();
+        self.lines_read = reader.lines_read();
+    }
+
+    /// [`RowBlock::fill`]'s second half: the integer fields of the split rows converted and,
+    /// with a tuple plan, their tuples formed (`plan` is the one the block was split with).
+    pub fn convert(&mut self, plan: Option<&IntPlan>) {
         // The integer fields of the whole block, once it is split: a field read right after its
         // row was split would load 8 bytes across the splitter's pending stores (the row copy
         // and the NUL after the field), which the CPU cannot forward, and wait for them.
@@ -657,8 +678,6 @@ impl RowBlock {
                 }
             }
         }
-        self.bytes_read = reader.bytes_read();
-        self.lines_read = reader.lines_read();
     }
 }
 
@@ -712,6 +731,48 @@ pub fn produce<D: Decoder>(
 ) {
     while let Ok(mut block) = empty.recv() {
         block.fill(&mut reader, max_bytes, plan.as_ref(), ready.as_ref());
+        let last = block.end.is_some();
+        if full.send(block).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// Whether [`produce_split`] and [`produce_formed`] should share the reader's work: a plan
+/// whose tuples the reader forms column by column (a varying plan: converting and forming
+/// such rows costs as much as splitting them), so that a second thread converts and forms
+/// one block while the first splits the next.
+pub fn worth_two_stages(plan: Option<&IntPlan>) -> bool {
+    plan.and_then(|p| p.tuple.as_ref())
+        .is_some_and(|tp| tp.varying.is_some())
+}
+
+/// The reader's first stage when it is two threads ([`worth_two_stages`]): fills the blocks
+/// that come back on `empty` with split rows ([`RowBlock::split`]) and sends them on `mid` to
+/// [`produce_formed`], until the input ends or the next stage hung up.
+pub fn produce_split<D: Decoder>(
+    mut reader: D,
+    mid: SyncSender<RowBlock>,
+    empty: Receiver<RowBlock>,
+    max_bytes: usize,
+    plan: Option<IntPlan>,
+    ready: Option<Readiness>,
+) {
+    while let Ok(mut block) = empty.recv() {
+        block.split(&mut reader, max_bytes, plan.as_ref(), ready.as_ref());
+        let last = block.end.is_some();
+        if mid.send(block).is_err() || last {
+            return;
+        }
+    }
+}
+
+/// The reader's second stage: converts and forms the blocks from [`produce_split`]
+/// ([`RowBlock::convert`], with the same plan) and sends them on `full`, in order, until the
+/// last block or the consumer hung up.
+pub fn produce_formed(mid: Receiver<RowBlock>, full: SyncSender<RowBlock>, plan: Option<IntPlan>) {
+    while let Ok(mut block) = mid.recv() {
+        block.convert(plan.as_ref());
         let last = block.end.is_some();
         if full.send(block).is_err() || last {
             return;
@@ -972,6 +1033,99 @@ mod tests {
         let mut reader = RowReader::new(&b"7\tq\n"[..], Options::text());
         block.fill(&mut reader, 1 << 20, Some(&plan), None);
         assert_eq!(block.tuple(0), Some(&expect(7, b"q")[..]));
+    }
+
+    /// Two stages (split, then convert and form, on two threads) hand over the same blocks
+    /// as one: rows, integers, formed tuples, marks, counts and the error at the end, in order.
+    #[test]
+    fn two_stages_make_the_blocks_one_makes() {
+        use crate::varying::{Limit, Piece, VaryingPlan};
+        let mut data = Vec::new();
+        for i in 0..20_000 {
+            match i % 97 {
+                0 => data.extend_from_slice(format!("{i}\t\\N\n").as_bytes()),
+                1 => data.extend_from_slice(format!("x{i}\tbad int\n").as_bytes()),
+                _ => data
+                    .extend_from_slice(format!("{i}\tvalue {}\n", "v".repeat(i % 150)).as_bytes()),
+            }
+        }
+        data.extend_from_slice(b"1\t2\t3\r\n");
+        let pieces = vec![
+            Piece::Int {
+                field: 0,
+                width: 4,
+                align: 4,
+            },
+            Piece::Text {
+                field: 1,
+                limit: Limit::Any,
+                align: 4,
+            },
+        ];
+        let vp = VaryingPlan::new(vec![0; 16], 8, vec![(0, 0)], pieces, 2032, 2).unwrap();
+        let mut plan = IntPlan::new(vec![Some(IntWidth::I32), None], Grammar::Pg16).unwrap();
+        plan.tuple = Some(TuplePlan::varying(vp));
+        assert!(worth_two_stages(Some(&plan)));
+        // (rows, ints, tuple or not, line number) of every row, and the end
+        type Seen = (
+            Vec<(Vec<Vec<u8>>, Vec<Option<i64>>, Option<Vec<u8>>, u64)>,
+            Option<String>,
+            u64,
+        );
+        let record = |block: &RowBlock, seen: &mut Seen| {
+            for (r, row) in block.rows().iter().enumerate() {
+                let fields = (0..row.len())
+                    .map(|i| match row.field(i) {
+                        Field::Value(v) => v.to_vec(),
+                        _ => b"<null>".to_vec(),
+                    })
+                    .collect();
+                let tuple = block.tuple(r).map(<[u8]>::to_vec);
+                seen.0
+                    .push((fields, block.ints(r).to_vec(), tuple, block.mark(r).line_no));
+            }
+            seen.2 = block.lines_read;
+            match &block.end {
+                Some(Err(e)) => seen.1 = Some(e.message()),
+                Some(Ok(())) => seen.1 = Some(String::new()),
+                None => {}
+            }
+        };
+        let mut one: Seen = (Vec::new(), None, 0);
+        let mut reader = RowReader::with_capacity(&data[..], Options::text(), 4096);
+        let mut block = RowBlock::new(300);
+        while one.1.is_none() {
+            block.fill(&mut reader, 1 << 16, Some(&plan), None);
+            record(&block, &mut one);
+        }
+        let mut two: Seen = (Vec::new(), None, 0);
+        std::thread::scope(|s| {
+            let (mid_tx, mid_rx) = sync_channel(2);
+            let (full_tx, full_rx) = sync_channel(2);
+            let (empty_tx, empty_rx) = sync_channel(4);
+            for _ in 0..4 {
+                empty_tx.send(RowBlock::new(300)).unwrap();
+            }
+            let reader = RowReader::with_capacity(&data[..], Options::text(), 4096);
+            let p = plan.clone();
+            s.spawn(move || produce_split(reader, mid_tx, empty_rx, 1 << 16, Some(p), None));
+            let p = plan.clone();
+            s.spawn(move || produce_formed(mid_rx, full_tx, Some(p)));
+            while let Ok(block) = full_rx.recv() {
+                record(&block, &mut two);
+                if two.1.is_some() {
+                    break;
+                }
+                let _ = empty_tx.send(block);
+            }
+        });
+        assert_eq!(one.0.len(), 20_000);
+        assert!(one.0.iter().filter(|r| r.2.is_some()).count() > 19_000);
+        assert_eq!(
+            one.1.as_deref(),
+            Some("literal carriage return found in data")
+        );
+        assert!(one == two, "the two stages' blocks differ");
     }
 
     #[test]

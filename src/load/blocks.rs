@@ -1,16 +1,20 @@
 //! Row blocks from the decoder: on the backend thread for small inputs, else from a reader
-//! thread that runs ahead (bounded: `BLOCKS` blocks in flight).
+//! thread that runs ahead (bounded: `BLOCKS` blocks in flight). Where the reader forms tuples
+//! column by column (text, numeric, date/time, float, uuid columns), it is two threads: one
+//! splits a block's rows while the other converts and forms the block before it.
 //!
-//! The reader thread runs only code of fastcopy-core (the decoder and the int conversion of
-//! the block's [`IntPlan`]); it starts with every signal blocked, because PostgreSQL's signal
-//! handlers must run on the backend thread. It ends when the input does, or as soon as the
-//! backend drops its end (an ERROR unwinding the load).
+//! The reader threads run only code of fastcopy-core (the decoder, the int conversion of the
+//! block's [`IntPlan`], tuple forming); they start with every signal blocked, because
+//! PostgreSQL's signal handlers must run on the backend thread. They end when the input does,
+//! or as soon as the backend drops its end (an ERROR unwinding the load).
 
 use super::pump::{Pump, Step};
 use super::socket::{self, SocketThread};
 use crate::error::raise;
 use fastcopy_core::decode::Decoder;
-use fastcopy_core::pipeline::{IntPlan, RowBlock, produce};
+use fastcopy_core::pipeline::{
+    IntPlan, RowBlock, produce, produce_formed, produce_split, worth_two_stages,
+};
 use fastcopy_core::stream::ReaderState;
 use pgrx::prelude::*;
 use std::sync::mpsc::{Receiver, RecvTimeoutError, SyncSender, TryRecvError, sync_channel};
@@ -83,12 +87,31 @@ impl<'a> Blocks<'a> {
             // the receiver is alive: this cannot fail
             let _ = empty.send(RowBlock::new(BLOCK_ROWS));
         }
+        // Tuples formed column by column: a second reader thread converts and forms the rows
+        // of one block while the first splits the next (not for a stream this thread pumps,
+        // whose rows must reach the loader as soon as the reader holds them).
+        let staged = worth_two_stages(plan.as_ref()) && pump.is_none();
         let spawned = with_signals_blocked(|| {
-            let reader = std::thread::Builder::new()
-                .name("fastcopy reader".into())
-                .spawn_scoped(scope, move || {
-                    produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan, ready)
-                });
+            let reader = if staged {
+                let (mid_tx, mid_rx) = sync_channel(BLOCKS);
+                let former_plan = plan.clone();
+                std::thread::Builder::new()
+                    .name("fastcopy former".into())
+                    .spawn_scoped(scope, move || produce_formed(mid_rx, full_tx, former_plan))
+                    .and_then(|_| {
+                        std::thread::Builder::new()
+                            .name("fastcopy reader".into())
+                            .spawn_scoped(scope, move || {
+                                produce_split(decoder, mid_tx, empty_rx, BLOCK_BYTES, plan, ready)
+                            })
+                    })
+            } else {
+                std::thread::Builder::new()
+                    .name("fastcopy reader".into())
+                    .spawn_scoped(scope, move || {
+                        produce(decoder, full_tx, empty_rx, BLOCK_BYTES, plan, ready)
+                    })
+            };
             let socket = match (&reader, writer) {
                 (Ok(_), Some((fd, w))) => Some(SocketThread::spawn(scope, fd, w)),
                 _ => None,
