@@ -9,6 +9,9 @@
 #   one table per type: 1,000,000 rows of one column (int4, int8, float4, float8, numeric,
 #               numeric(12,2), date, timestamp, timestamptz, bool, uuid, text, varchar(32),
 #               char(8), bytea, jsonb)
+#   restore     pg_restore of a custom-format dump of mixed, mixed10, lineitem and orders (logged
+#               tables, no indexes) into a fresh database, fastcopy.copy_from off vs on (the COPY
+#               hook: every session preloads the library); wall time of pg_restore
 # The loads of a table alternate in a random order every round, after one warm-up; medians and
 # the median of each round's COPY/fastcopy ratio; after the last round the table fastcopy loaded
 # is compared with COPY's ("same"). Writes bench/results/types.md and types.svg.
@@ -132,7 +135,47 @@ workload() {
   psql -c "DROP TABLE $table" >/dev/null
 }
 
-only=${ONLY:-"mixed mixed10 lineitem orders types"}
+# restore: the dump made once per major; each round restores it into a fresh database with the
+# hook off and on (random order), CHECKPOINT before each; the two restored databases compared
+restore() {
+  local bindir conn dump r mode t t_off t_on sums=() offs=() ons=() ratios=()
+  bindir=$(dirname "$(pg_config_for "$m")")
+  conn=(-h "$FASTCOPY_RUN" -p "54$m" -U postgres)
+  dump="$data/pg$m-restore.dump"
+  psql -c "ALTER SYSTEM SET session_preload_libraries = 'fastcopy'" -c "SELECT pg_reload_conf()" >/dev/null
+  psql -c "DROP DATABASE IF EXISTS bt_src" -c "CREATE DATABASE bt_src" >/dev/null
+  "$bindir/psql" "${conn[@]}" -X -q -v ON_ERROR_STOP=1 -d bt_src <<SQL
+SELECT setseed(0.42);
+CREATE TABLE mixed AS $mixed_sql;
+CREATE TABLE mixed10 AS $mixed10_sql;
+CREATE TABLE lineitem AS $lineitem_sql;
+CREATE TABLE orders AS $orders_sql;
+SQL
+  "$bindir/pg_dump" "${conn[@]}" -Fc -f "$dump" bt_src
+  local rows; rows=$("$bindir/psql" "${conn[@]}" -X -qAt -d bt_src -c "SELECT (SELECT count(*) FROM mixed) + (SELECT count(*) FROM mixed10) + (SELECT count(*) FROM lineitem) + (SELECT count(*) FROM orders)")
+  local sum_sql="SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) x FROM mixed t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM mixed10 t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM lineitem t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM orders t) s"
+  for r in $(seq 0 "$rounds"); do
+    for mode in $(random_order 2 "restore$m$r"); do
+      opts=""; [ "$mode" = 1 ] && opts="-c fastcopy.copy_from=require"
+      psql -c "DROP DATABASE IF EXISTS bt_dst" -c "CREATE DATABASE bt_dst" -c "CHECKPOINT" >/dev/null
+      "$bindir/psql" "${conn[@]}" -X -q -d bt_dst -c "CREATE EXTENSION fastcopy" >/dev/null
+      local t0; t0=$(date +%s%N)
+      PGOPTIONS="$opts" "$bindir/pg_restore" "${conn[@]}" -d bt_dst "$dump" >/dev/null 2>&1
+      t=$(( ($(date +%s%N) - t0) / 1000000 ))
+      if [ "$mode" = 1 ]; then t_on=$t; else t_off=$t; fi
+      [ "$r" -gt 0 ] || sums[$mode]=$("$bindir/psql" "${conn[@]}" -X -qAt -d bt_dst -c "$sum_sql")
+    done
+    if [ "$r" -gt 0 ]; then offs+=("$t_off"); ons+=("$t_on"); ratios+=("$(ratio "$t_off" "$t_on")"); fi
+  done
+  psql -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
+  psql -c "DROP DATABASE IF EXISTS bt_dst" -c "DROP DATABASE IF EXISTS bt_src" >/dev/null
+  local same=f; [ -n "${sums[0]}" ] && [ "${sums[0]}" = "${sums[1]}" ] && same=t
+  printf '| %s | %s | %s | %.0f | %.0f | **%.2f×** | %s |\n' "$version" "pg_restore (hook off / on)" "$rows" \
+    "$(median "${offs[@]}")" "$(median "${ons[@]}")" "$(median "${ratios[@]}")" "$same" | tee -a "$tmp"
+  echo "$m|pg_restore|$(median "${ratios[@]}")" >> "$tmp.svgdata"
+}
+
+only=${ONLY:-"mixed mixed10 lineitem orders types restore"}
 for m in "${majors[@]}"; do
   use_major "$m" >/dev/null
   psql -c "$BENCH_MS_SQL" >/dev/null
@@ -144,6 +187,7 @@ for m in "${majors[@]}"; do
       mixed10) workload mixed10 "$mixed10_cols" "$mixed10_sql" "text" ;;
       lineitem) workload lineitem "$lineitem_cols" "$lineitem_sql" "text" ;;
       orders) workload orders "$orders_cols" "$orders_sql" "text" ;;
+      restore) restore ;;
       types)
         for t in "${per_type[@]}"; do
           IFS='|' read -r name cols expr <<<"$t"
@@ -162,7 +206,10 @@ done
   echo "TRUNCATE, $rounds rounds after a warm-up; median ms; speed-up = median of the rounds' COPY/fastcopy ratios;"
   echo "\"same\": fastcopy's table equals COPY's (EXCEPT ALL both ways). lineitem and orders: TPC-H's shapes at"
   echo "SF $sf ($lineitem_rows and $orders_rows rows), dbgen's distributions approximated in SQL. One table per type: 1,000,000"
-  echo "rows of one column. Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
+  echo "rows of one column. pg_restore: a custom-format dump of mixed, mixed10, lineitem and orders (logged, no"
+  echo "indexes) restored into a fresh database with \`fastcopy.copy_from\` off and \`require\` (the hook takes every"
+  echo "COPY or fails), wall time of pg_restore; \"same\": the two restores' tables hold the same rows (md5 of each)."
+  echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
   echo "Run: \`make bench-types\` (\`bench/types.sh ${majors[*]}\`, $(date -u +%Y-%m-%d))."
   echo
   echo "| PostgreSQL | table | rows | COPY ms | fastcopy ms | speed-up | same |"

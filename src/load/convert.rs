@@ -299,9 +299,10 @@ unsafe fn typed_datum(
 /// plan.)
 pub(crate) fn session_zone() -> Zone {
     let mut gmtoff: std::ffi::c_long = 0;
-    // SAFETY: `session_timezone` is the backend's current zone (set at startup, never NULL
-    // after it); the call only reads it.
+    // SAFETY: reads the backend's global; `session_timezone` is its current zone (set at
+    // startup, never NULL after it).
     let tz = unsafe { pg_sys::session_timezone };
+    // SAFETY: `tz` is a valid zone (above); the call only reads it and writes `gmtoff`.
     let fixed = unsafe { pg_sys::pg_get_timezone_offset(tz, &mut gmtoff) };
     match i32::try_from(gmtoff) {
         Ok(off) if fixed => return Zone::Fixed(off),
