@@ -121,6 +121,31 @@ fn timestamp_prefix(b: &[u8]) -> Option<(i64, usize)> {
     Some((secs * USECS_PER_SEC + usecs, at))
 }
 
+/// `IS_VALID_DATE`: days from 2000-01-01 in date_in's range (`DATETIME_MIN_JULIAN` and
+/// `DATE_END_JULIAN` less `POSTGRES_EPOCH_JDATE`).
+const DATE_MIN: i32 = -2_451_545;
+const DATE_END: i32 = 2_147_483_494 - 2_451_545;
+/// `IS_VALID_TIMESTAMP`: microseconds from 2000-01-01 in timestamp_in's range.
+const TIMESTAMP_MIN: i64 = -211_813_488_000_000_000;
+const TIMESTAMP_END: i64 = 9_223_371_331_200_000_000;
+
+/// `date_recv`: a COPY binary date (4 bytes, big-endian, days from 2000-01-01) that is finite
+/// and in range, or ±infinity; `None` for the receive function's error.
+#[inline]
+pub fn date_from_binary(v: &[u8]) -> Option<i32> {
+    let d = i32::from_be_bytes(v.try_into().ok()?);
+    ((DATE_MIN..DATE_END).contains(&d) || d == i32::MIN || d == i32::MAX).then_some(d)
+}
+
+/// `timestamp_recv` / `timestamptz_recv` without a typmod (or 6, which rounds nothing): a
+/// COPY binary timestamp (8 bytes, big-endian, microseconds from 2000-01-01) that is finite
+/// and in range, or ±infinity.
+#[inline]
+pub fn timestamp_from_binary(v: &[u8]) -> Option<i64> {
+    let t = i64::from_be_bytes(v.try_into().ok()?);
+    ((TIMESTAMP_MIN..TIMESTAMP_END).contains(&t) || t == i64::MIN || t == i64::MAX).then_some(t)
+}
+
 /// A `timestamp` value: `YYYY-MM-DD HH:MM:SS[.ffffff]`, microseconds since 2000-01-01.
 pub fn parse_timestamp(b: &[u8]) -> Option<i64> {
     match timestamp_prefix(b)? {

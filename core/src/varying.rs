@@ -486,29 +486,7 @@ impl Piece {
 /// COPY binary values of the fixed-width types, as their receive functions read them.
 mod binary {
     use super::Fixed;
-
-    /// `IS_VALID_DATE`: days from 2000-01-01 in date_in's range (`DATETIME_MIN_JULIAN` and
-    /// `DATE_END_JULIAN` less `POSTGRES_EPOCH_JDATE`).
-    const DATE_MIN: i32 = -2_451_545;
-    const DATE_END: i32 = 2_147_483_494 - 2_451_545;
-    /// `IS_VALID_TIMESTAMP`: microseconds from 2000-01-01 in timestamp_in's range.
-    const TIMESTAMP_MIN: i64 = -211_813_488_000_000_000;
-    const TIMESTAMP_END: i64 = 9_223_371_331_200_000_000;
-
-    /// `date_recv`: a finite date in range, or ±infinity.
-    #[inline]
-    pub fn date(v: &[u8]) -> Option<i32> {
-        let d = i32::from_be_bytes(v.try_into().ok()?);
-        ((DATE_MIN..DATE_END).contains(&d) || d == i32::MIN || d == i32::MAX).then_some(d)
-    }
-
-    /// `timestamp_recv` / `timestamptz_recv` (no typmod, or 6, which rounds nothing): a
-    /// finite timestamp in range, or ±infinity.
-    #[inline]
-    pub fn timestamp(v: &[u8]) -> Option<i64> {
-        let t = i64::from_be_bytes(v.try_into().ok()?);
-        ((TIMESTAMP_MIN..TIMESTAMP_END).contains(&t) || t == i64::MIN || t == i64::MAX).then_some(t)
-    }
+    pub use crate::datetime::{date_from_binary as date, timestamp_from_binary as timestamp};
 
     /// float4/float8 (their bits, little-endian as stored), bool (`boolrecv`: non-zero is
     /// true), uuid (its bytes).

@@ -19,12 +19,6 @@ use pgrx::prelude::*;
 use std::cell::RefCell;
 use std::ffi::c_char;
 
-/// `IS_VALID_DATE` (`datatype/timestamp.h`): days from 2000-01-01 in date_in's range.
-const DATE_MIN: i32 = -2_451_545; // DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE
-const DATE_END: i32 = 2_147_483_494 - 2_451_545; // DATE_END_JULIAN - POSTGRES_EPOCH_JDATE
-/// `IS_VALID_TIMESTAMP`: microseconds from 2000-01-01 in timestamp_in's range.
-const TIMESTAMP_MIN: i64 = -211_813_488_000_000_000;
-const TIMESTAMP_END: i64 = 9_223_371_331_200_000_000;
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
 /// A receive function's fast path: the types whose binary form is read without a call.
@@ -201,14 +195,7 @@ fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
             [v] => pg_sys::Datum::from(*v != 0),
             _ => return None,
         },
-        Fast::Date => {
-            let v = i32::from_be_bytes(b.try_into().ok()?);
-            let finite = (DATE_MIN..DATE_END).contains(&v);
-            if !(finite || v == i32::MIN || v == i32::MAX) {
-                return None;
-            }
-            pg_sys::Datum::from(v)
-        }
+        Fast::Date => pg_sys::Datum::from(fastcopy_core::datetime::date_from_binary(b)?),
         Fast::Time => {
             let v = i64::from_be_bytes(b.try_into().ok()?);
             if !(0..=USECS_PER_DAY).contains(&v) {
@@ -216,14 +203,7 @@ fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
             }
             pg_sys::Datum::from(v)
         }
-        Fast::Timestamp => {
-            let v = i64::from_be_bytes(b.try_into().ok()?);
-            let finite = (TIMESTAMP_MIN..TIMESTAMP_END).contains(&v);
-            if !(finite || v == i64::MIN || v == i64::MAX) {
-                return None;
-            }
-            pg_sys::Datum::from(v)
-        }
+        Fast::Timestamp => pg_sys::Datum::from(fastcopy_core::datetime::timestamp_from_binary(b)?),
         Fast::Uuid => {
             let u: &[u8; 16] = b.try_into().ok()?;
             // SAFETY: palloc of 16 bytes in the current memory context (the batch's, which
