@@ -11,12 +11,14 @@
 #               char(8), bytea, jsonb)
 #   restore     pg_restore of a custom-format dump of mixed, mixed10, lineitem and orders (logged
 #               tables, no indexes) into a fresh database, fastcopy.copy_from off vs on (the COPY
-#               hook: every session preloads the library); wall time of pg_restore
+#               hook: every session preloads the library); wall time of pg_restore; the dump as
+#               pg_dump -Fc makes it (compressed) and uncompressed (-Z0)
 # The loads of a table alternate in a random order every round, after one warm-up; medians and
 # the median of each round's COPY/fastcopy ratio; after the last round the table fastcopy loaded
 # is compared with COPY's ("same"). Writes bench/results/types.md and types.svg.
 #   bench/types.sh [majors...]       default: 15 16 17 18
 #   ROUNDS=5 (default) SF=0.25 (default; 1 is TPC-H's SF1: 6 M lineitem rows) ONLY="mixed lineitem"
+#   OUT=bench/results/types.md (the chart beside it, named after it)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -25,7 +27,7 @@ cd "$here/.."
 majors=($(bench_majors "$@"))
 rounds=${ROUNDS:-5}
 sf=${SF:-0.25}
-out=bench/results/types.md
+out=${OUT:-bench/results/types.md}
 tmp=$(mktemp)
 data="$FASTCOPY_RUN/types"
 
@@ -152,27 +154,33 @@ CREATE TABLE lineitem AS $lineitem_sql;
 CREATE TABLE orders AS $orders_sql;
 SQL
   "$bindir/pg_dump" "${conn[@]}" -Fc -f "$dump" bt_src
+  "$bindir/pg_dump" "${conn[@]}" -Fc -Z0 -f "$dump.z0" bt_src
   local rows; rows=$("$bindir/psql" "${conn[@]}" -X -qAt -d bt_src -c "SELECT (SELECT count(*) FROM mixed) + (SELECT count(*) FROM mixed10) + (SELECT count(*) FROM lineitem) + (SELECT count(*) FROM orders)")
   local sum_sql="SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) x FROM mixed t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM mixed10 t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM lineitem t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM orders t) s"
+  local kind
+  for kind in compressed uncompressed; do
+  local file=$dump; [ "$kind" = uncompressed ] && file="$dump.z0"
+  sums=(); offs=(); ons=(); ratios=()
   for r in $(seq 0 "$rounds"); do
     for mode in $(random_order 2 "restore$m$r"); do
       opts=""; [ "$mode" = 1 ] && opts="-c fastcopy.copy_from=require"
       psql -c "DROP DATABASE IF EXISTS bt_dst" -c "CREATE DATABASE bt_dst" -c "CHECKPOINT" >/dev/null
       "$bindir/psql" "${conn[@]}" -X -q -d bt_dst -c "CREATE EXTENSION fastcopy" >/dev/null
       local t0; t0=$(date +%s%N)
-      PGOPTIONS="$opts" "$bindir/pg_restore" "${conn[@]}" -d bt_dst "$dump" >/dev/null 2>&1
+      PGOPTIONS="$opts" "$bindir/pg_restore" "${conn[@]}" -d bt_dst "$file" >/dev/null 2>&1
       t=$(( ($(date +%s%N) - t0) / 1000000 ))
       if [ "$mode" = 1 ]; then t_on=$t; else t_off=$t; fi
       [ "$r" -gt 0 ] || sums[$mode]=$("$bindir/psql" "${conn[@]}" -X -qAt -d bt_dst -c "$sum_sql")
     done
     if [ "$r" -gt 0 ]; then offs+=("$t_off"); ons+=("$t_on"); ratios+=("$(ratio "$t_off" "$t_on")"); fi
   done
+  local same=f; [ -n "${sums[0]}" ] && [ "${sums[0]}" = "${sums[1]}" ] && same=t
+  printf '| %s | %s | %s | %.0f | %.0f | **%.2f×** | %s |\n' "$version" "pg_restore, $kind dump (hook off / on)" "$rows" \
+    "$(median "${offs[@]}")" "$(median "${ons[@]}")" "$(median "${ratios[@]}")" "$same" | tee -a "$tmp"
+  echo "$m|pg_restore ($kind)|$(median "${ratios[@]}")" >> "$tmp.svgdata"
+  done
   psql -c "ALTER SYSTEM RESET session_preload_libraries" -c "SELECT pg_reload_conf()" >/dev/null
   psql -c "DROP DATABASE IF EXISTS bt_dst" -c "DROP DATABASE IF EXISTS bt_src" >/dev/null
-  local same=f; [ -n "${sums[0]}" ] && [ "${sums[0]}" = "${sums[1]}" ] && same=t
-  printf '| %s | %s | %s | %.0f | %.0f | **%.2f×** | %s |\n' "$version" "pg_restore (hook off / on)" "$rows" \
-    "$(median "${offs[@]}")" "$(median "${ons[@]}")" "$(median "${ratios[@]}")" "$same" | tee -a "$tmp"
-  echo "$m|pg_restore|$(median "${ratios[@]}")" >> "$tmp.svgdata"
 }
 
 only=${ONLY:-"mixed mixed10 lineitem orders types restore"}
@@ -216,7 +224,7 @@ done
   echo "|---|---|---|---|---|---|---|"
   cat "$tmp"
   echo
-  echo "![types](types.svg)"
+  echo "![types]($(basename "$out" .md).svg)"
 } > "$out"
 # chart: one row per table, a bar per major (speed-up; the dashed line is 1×)
 awk -F'|' 'BEGIN { split("#2a7|#37c|#c73|#777", col, "|") }
@@ -235,5 +243,5 @@ awk -F'|' 'BEGIN { split("#2a7|#37c|#c73|#777", col, "|") }
                printf "<text x=\"%.1f\" y=\"%d\" font-size=\"9\">%.2f</text>\n", left + v[i, j] * scale + 3, y + j * bar + bar - 1, v[i, j] } }
            printf "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>\n", left + scale, left + scale, top - 4, h - 20
            printf "<text x=\"%.1f\" y=\"%d\">1×</text>\n", left + scale - 6, h - 6
-           print "</svg>" }' "$tmp.svgdata" > "$(dirname "$out")/types.svg"
+           print "</svg>" }' "$tmp.svgdata" > "${out%.md}.svg"
 rm -f "$tmp" "$tmp.svgdata"
