@@ -264,27 +264,52 @@ unsafe fn typed_datum(
             pg_sys::Datum::from(float::parse_float8(b)?.to_bits() as i64)
         }
         Typed::Fixed(Fixed::Bool) => pg_sys::Datum::from(boolean::parse_bool(b)?),
-        Typed::Fixed(Fixed::Uuid) => {
-            let u = uuid::parse_uuid(b)?;
-            let p = alloc(u.len());
-            // SAFETY: `p` is 16 writable bytes (# Safety).
-            unsafe { std::ptr::copy_nonoverlapping(u.as_ptr(), p, u.len()) };
-            pg_sys::Datum::from(p)
-        }
+        // SAFETY: `alloc` as this function's contract.
+        Typed::Fixed(Fixed::Uuid) => unsafe { bytes_datum(&uuid::parse_uuid(b)?, alloc) },
         Typed::Numeric(typmod) => {
             let mut body = [0u8; numeric::MAX_BODY];
             let n = numeric::parse_numeric(b, typmod, &mut body)?;
-            let size = pg_sys::VARHDRSZ + n;
-            let p = alloc(size);
-            // SAFETY: `p` is `size` writable bytes (# Safety), 4-aligned: the header word
-            // (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
-            unsafe {
-                (p as *mut u32).write((size as u32) << 2);
-                std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), n);
-            }
-            pg_sys::Datum::from(p)
+            // SAFETY: `alloc` as this function's contract.
+            unsafe { varlena_datum(&body[..n], alloc) }
         }
     })
+}
+
+/// A by-reference Datum of a fixed-length value (a uuid's 16 bytes): a copy of `bytes` in
+/// memory from `alloc`.
+///
+/// # Safety
+/// As [`typed_datum`]'s.
+#[inline]
+pub(super) unsafe fn bytes_datum(
+    bytes: &[u8],
+    alloc: impl FnOnce(usize) -> *mut u8,
+) -> pg_sys::Datum {
+    let p = alloc(bytes.len());
+    // SAFETY: `p` is `bytes.len()` writable bytes (# Safety).
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len()) };
+    pg_sys::Datum::from(p)
+}
+
+/// A varlena Datum of `body` with a 4-byte header (as `numeric_in` and `numeric_recv` return
+/// a numeric), in memory from `alloc`.
+///
+/// # Safety
+/// As [`typed_datum`]'s.
+#[inline]
+pub(super) unsafe fn varlena_datum(
+    body: &[u8],
+    alloc: impl FnOnce(usize) -> *mut u8,
+) -> pg_sys::Datum {
+    let size = pg_sys::VARHDRSZ + body.len();
+    let p = alloc(size);
+    // SAFETY: `p` is `size` writable bytes (# Safety), MAXALIGNed: the header word
+    // (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
+    unsafe {
+        (p as *mut u32).write((size as u32) << 2);
+        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), body.len());
+    }
+    pg_sys::Datum::from(p)
 }
 
 /// How the reader finds a `timestamptz` value's UTC offset: a value without one is in the

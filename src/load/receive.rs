@@ -9,7 +9,7 @@
 //! in range, valid text), and hands everything else to the receive function, which then
 //! raises its own error.
 
-use super::convert::{Chars, typed_for};
+use super::convert::{Chars, bytes_datum, typed_for, varlena_datum};
 use super::target::Target;
 use super::tuple::Typed;
 use crate::error::raise;
@@ -206,13 +206,9 @@ fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
         Fast::Timestamp => pg_sys::Datum::from(fastcopy_core::datetime::timestamp_from_binary(b)?),
         Fast::Uuid => {
             let u: &[u8; 16] = b.try_into().ok()?;
-            // SAFETY: palloc of 16 bytes in the current memory context (the batch's, which
-            // convert_row made current), filled from `u`.
-            unsafe {
-                let p = pg_sys::palloc(16) as *mut u8;
-                std::ptr::copy_nonoverlapping(u.as_ptr(), p, 16);
-                pg_sys::Datum::from(p)
-            }
+            // SAFETY: palloc'd in the current memory context (the batch's, which convert_row
+            // made current), as uuid_recv allocates.
+            unsafe { bytes_datum(u, palloc) }
         }
         Fast::Numeric => return numeric(b),
         Fast::Text => return None,
@@ -227,15 +223,14 @@ fn numeric(b: &[u8]) -> Option<pg_sys::Datum> {
     // (a body is never longer than its binary form: 2 header bytes for 8)
     let mut body = [0u8; 256];
     let n = fastcopy_core::numeric::numeric_from_binary(b, body.get_mut(..b.len())?)?;
-    let size = pg_sys::VARHDRSZ + n;
-    // SAFETY: palloc of `size` bytes in the current memory context (the batch's), MAXALIGNed:
-    // the header word (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
-    unsafe {
-        let p = pg_sys::palloc(size) as *mut u8;
-        (p as *mut u32).write((size as u32) << 2);
-        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), n);
-        Some(pg_sys::Datum::from(p))
-    }
+    // SAFETY: palloc'd in the current memory context (the batch's), as numeric_recv allocates.
+    Some(unsafe { varlena_datum(&body[..n], palloc) })
+}
+
+/// n bytes of the current memory context (palloc raises rather than return NULL).
+fn palloc(n: usize) -> *mut u8 {
+    // SAFETY: on the backend thread, in the current memory context.
+    unsafe { pg_sys::palloc(n) as *mut u8 }
 }
 
 /// A text Datum of `b` (valid text in the database encoding), as `textrecv` builds it.
