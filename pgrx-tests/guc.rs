@@ -5,7 +5,7 @@ fn guc_defaults() {
     for (name, want) in [
         ("fastcopy.max_buffered_tuples", "1000"),
         ("fastcopy.max_buffered_bytes", "64kB"),
-        ("fastcopy.extend_strategy", "server"),
+        ("fastcopy.extend_strategy", "auto"),
         ("fastcopy.extend_pages", "64"),
         ("fastcopy.extend_method", "auto"),
     ] {
@@ -53,7 +53,7 @@ fn guc_settable_per_session() {
             .unwrap(),
         "1MB"
     );
-    for v in ["server", "fixed", "sticky"] {
+    for v in ["server", "fixed", "sticky", "auto"] {
         Spi::run(&format!("SET fastcopy.extend_strategy = '{v}'")).unwrap();
         assert_eq!(
             Spi::get_one::<String>("SHOW fastcopy.extend_strategy")

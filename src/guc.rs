@@ -9,6 +9,10 @@ use std::ffi::{c_int, c_void};
 /// Who decides how far the table grows.
 #[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
 pub enum ExtendStrategy {
+    /// `server` while no other session extends the table; `sticky` from the first batch that
+    /// finds another session extending it (its relation extension lock held).
+    #[name = c"auto"]
+    Auto,
     /// PostgreSQL extends the table itself, as COPY does.
     #[name = c"server"]
     Server,
@@ -58,7 +62,7 @@ pub fn copy_from() -> CopyFrom {
 pub static MAX_BUFFERED_TUPLES: GucSetting<i32> = GucSetting::<i32>::new(1000);
 pub static MAX_BUFFERED_BYTES_KB: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_STRATEGY: GucSetting<ExtendStrategy> =
-    GucSetting::<ExtendStrategy>::new(ExtendStrategy::Server);
+    GucSetting::<ExtendStrategy>::new(ExtendStrategy::Auto);
 pub static EXTEND_PAGES: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_METHOD: GucSetting<ExtendMethod> =
     GucSetting::<ExtendMethod>::new(ExtendMethod::Auto);
@@ -120,7 +124,7 @@ pub fn init() {
     );
     GucRegistry::define_enum_guc(
         c"fastcopy.extend_strategy",
-        c"Who decides how far a loaded table grows: server, fixed or sticky.",
+        c"Who decides how far a loaded table grows: auto, server, fixed or sticky.",
         c"",
         &EXTEND_STRATEGY,
         GucContext::Userset,

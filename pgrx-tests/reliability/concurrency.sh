@@ -69,7 +69,7 @@ vacuumer() {
 
 pids=()
 i=1
-for strategy in server fixed sticky server; do
+for strategy in auto fixed sticky server; do
   loader "$i" "$strategy" & pids+=($!); i=$((i + 1))
 done
 reader 1 "SELECT count(*) FROM cc" & pids+=($!)
