@@ -222,6 +222,144 @@ fn load_matches_copy_on_corpus() {
     );
 }
 
+/// `COPY T, line N` in a CONTEXT line moved on by `by` lines.
+fn shift_context_line(outcome: &str, by: u64) -> String {
+    const AT: &str = "| COPY T, line ";
+    let Some(at) = outcome.find(AT) else {
+        return outcome.to_string();
+    };
+    let digits_from = at + AT.len();
+    let digits: String = outcome[digits_from..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit())
+        .collect();
+    let Ok(n) = digits.parse::<u64>() else {
+        return outcome.to_string();
+    };
+    format!(
+        "{}{}{}",
+        &outcome[..digits_from],
+        n + by,
+        &outcome[digits_from + digits.len()..]
+    )
+}
+
+/// PostgreSQL 19's `HEADER n` (`header_lines => n`), on every major: every text and CSV case
+/// of the corpus with n lines put before it loads as COPY with `HEADER true` loads the case
+/// with one such line before it, or fails as that COPY fails, with the CONTEXT's line n - 1
+/// further on. (Not as COPY loads the case alone: in CSV the newlines inside quotes of the
+/// first line are not counted, as its line ending is not known yet.) The lines put before
+/// would not load (too many fields, not numbers).
+#[pg_test]
+fn header_lines_skip_what_copy_would_not_see() {
+    make_outcome_functions();
+    let (setup, cases) = parse_manifest(std::str::from_utf8(corpus_file("cases.txt")).unwrap());
+    for sql in &setup {
+        Spi::run(sql).unwrap();
+    }
+    let major = server_major();
+    let mut diffs = Vec::new();
+    let (mut ran, mut errors) = (0, 0);
+    for (n, case) in cases.iter().enumerate() {
+        let min: i32 = case.opt("min").map_or(0, |v| v.parse().unwrap());
+        let max: i32 = case.opt("max").map_or(99, |v| v.parse().unwrap());
+        if major < min
+            || major > max
+            || case.opt("header").is_some()
+            || case.opt("format") == Some("binary")
+        {
+            continue;
+        }
+        let lines = 1 + (n as u64 % 3);
+        let data = corpus_file(&case.file);
+        // the data's own line ending (the server takes the first line's for the whole input)
+        let eol: &[u8] = match data.iter().position(|&b| b == b'\n' || b == b'\r') {
+            Some(i) if data[i] == b'\r' && data.get(i + 1) == Some(&b'\n') => b"\r\n",
+            Some(i) if data[i] == b'\r' => b"\r",
+            _ => b"\n",
+        };
+        let mut with_header = Vec::new();
+        for k in 0..lines {
+            with_header.extend_from_slice(format!("skipped {k}\t;|x y z 9999999999999").as_bytes());
+            with_header.extend_from_slice(eol);
+        }
+        with_header.extend_from_slice(data);
+        ran += 1;
+        let (a, b) = (format!("fc_h{n}_copy"), format!("fc_h{n}_fast"));
+        for t in [&a, &b] {
+            Spi::run(&format!("CREATE TABLE {t} ({})", case.defs)).unwrap();
+        }
+        let junk_len = (with_header.len() - data.len()) / lines as usize;
+        let one = &with_header[(lines as usize - 1) * junk_len..];
+        let plain = scratch_file(&format!("hone{n}"), one);
+        let headed = scratch_file(&format!("hlines{n}"), &with_header);
+        let copy = case.copy_sql(&a, &plain);
+        let copy = format!(
+            "{}{}",
+            copy.replace(" WITH (", " WITH (HEADER true, "),
+            if copy.contains(" WITH (") { "" } else { " WITH (HEADER true)" }
+        );
+        let copy = outcome_with_context(&copy).replace(&a, "T");
+        let load = case.load_sql(&b, &headed);
+        let load = format!("{}, header_lines => {lines})", &load[..load.len() - 1]);
+        let fast = outcome_with_context(&load)
+            .replace(&b, "T")
+            .replace("| fastcopy.load T,", "| COPY T,");
+        let _ = (std::fs::remove_file(&plain), std::fs::remove_file(&headed));
+        let what = format!("{} ({}), {lines} header lines", case.file, case.defs);
+        match (sqlstate(&copy), sqlstate(&fast)) {
+            (Some(_), Some(_)) => {
+                errors += 1;
+                if shift_context_line(&copy, lines - 1) != fast {
+                    diffs.push(format!("{what}:\n  COPY:     {copy}\n  fastcopy: {fast}"));
+                }
+            }
+            (None, None) => {
+                if table_text(&a) != table_text(&b) {
+                    diffs.push(format!("{what}: tables differ"));
+                }
+            }
+            _ => diffs.push(format!("{what}: COPY {copy} / fastcopy {fast}")),
+        }
+    }
+    assert!(ran >= 60 && errors >= 20, "{ran} cases, {errors} errors");
+    assert!(
+        diffs.is_empty(),
+        "{} of {ran} cases differ:\n{}",
+        diffs.len(),
+        diffs.join("\n")
+    );
+}
+
+#[pg_test]
+fn header_lines_options() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_hl (a int, b text)").unwrap();
+    let load = |data: &str, extra: &str| {
+        outcome(&format!(
+            "SELECT (fastcopy.load_data('fc_hl', {}{extra})).rows_loaded::text",
+            quote_literal(data)
+        ))
+    };
+    // n lines, 0 lines, more lines than the data has
+    assert_eq!(load("h1\nh2\n1\tx\n", ", header_lines => 2"), "ok:1");
+    assert_eq!(load("1\tx\n", ", header_lines => 0"), "ok:1");
+    assert_eq!(load("h1\nh2\n", ", header_lines => 5"), "ok:0");
+    // header_lines wins over header; header_match over both
+    assert_eq!(load("1\tx\n", ", header => true, header_lines => 0"), "ok:1");
+    assert_eq!(load("a\tb\n1\tx\n", ", header_lines => 3, header_match => true"), "ok:1");
+    // PostgreSQL 19's refusals
+    let neg = load("1\tx\n", ", header_lines => -1");
+    assert_eq!(
+        neg,
+        "err:22023:a negative integer value cannot be specified for header_lines"
+    );
+    let bin = outcome(
+        "SELECT fastcopy.load_data('fc_hl', ''::bytea, format => 'binary', header_lines => 2)::text",
+    );
+    assert_eq!(bin, "err:0A000:cannot specify HEADER in BINARY mode");
+}
+
 #[pg_test]
 fn load_privileges_as_copy() {
     Spi::run(

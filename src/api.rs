@@ -111,13 +111,14 @@ macro_rules! load_function {
             reject_limit: default!(Option<i64>, "NULL"),
             where_clause: default!(Option<String>, "NULL"),
             encoding: default!(Option<String>, "NULL"),
+            header_lines: default!(Option<i64>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
                 format,
                 delimiter,
                 null_string,
-                header: header_choice(header, header_match),
+                header: header_choice(header, header_match, header_lines),
                 quote,
                 escape,
                 default_string,
@@ -138,14 +139,25 @@ macro_rules! load_function {
     };
 }
 
-/// `header_match => true` is COPY's HEADER MATCH (whatever `header` says); `header => true`
-/// alone skips the header line.
-fn header_choice(header: Option<bool>, header_match: Option<bool>) -> Option<Header> {
-    match (header, header_match) {
-        (_, Some(true)) => Some(Header::Match),
-        (Some(true), _) => Some(Header::Skip),
-        (Some(false), _) => Some(Header::Off),
-        (None, _) => None,
+/// `header_match => true` is COPY's HEADER MATCH (whatever the others say); `header_lines
+/// => n` is PostgreSQL 19's `HEADER n` (n lines skipped, 0 none; whatever `header` says);
+/// `header => true` alone skips one line.
+fn header_choice(
+    header: Option<bool>,
+    header_match: Option<bool>,
+    header_lines: Option<i64>,
+) -> Option<Header> {
+    match (header, header_match, header_lines) {
+        (_, Some(true), _) => Some(Header::Match),
+        (_, _, Some(n)) if n < 0 => raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "a negative integer value cannot be specified for header_lines",
+        ),
+        (_, _, Some(0)) => Some(Header::Off),
+        (_, _, Some(n)) => Some(Header::Lines(n as u64)),
+        (Some(true), _, _) => Some(Header::Lines(1)),
+        (Some(false), _, _) => Some(Header::Off),
+        (None, _, _) => None,
     }
 }
 

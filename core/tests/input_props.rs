@@ -280,7 +280,7 @@ proptest! {
             1 => any::<u8>(),
         ], 0..80),
         which in 0usize..6,
-        header in any::<bool>(),
+        header in 0u64..4,
         (chunk, step) in chunking(),
     ) {
         let mut opts = match which {

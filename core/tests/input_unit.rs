@@ -180,7 +180,7 @@ fn option_defaults() {
     assert_eq!(t.delimiter, b'\t');
     assert_eq!(t.null, b"\\N");
     assert_eq!(t.default, None);
-    assert!(!t.header);
+    assert_eq!(t.header, 0);
     assert_eq!(t.server_major, 17);
     let c = Options::csv();
     assert_eq!(c.format, Format::Csv);
@@ -646,7 +646,7 @@ fn raw_invalid_byte_line_number_follows_the_server() {
 #[test]
 fn header_is_skipped_and_counted() {
     let mut o = text();
-    o.header = true;
+    o.header = 1;
     let out = run(b"h1\th2\na\tb\n", o.clone());
     assert_eq!(out.ok(), vec![vec![v("a"), v("b")]]);
     assert_eq!(out.lines(), vec![2]);
@@ -661,9 +661,35 @@ fn header_is_skipped_and_counted() {
 }
 
 #[test]
+fn header_lines_are_skipped_and_counted() {
+    // HEADER n (PostgreSQL 19): n lines thrown away, each counted in the line numbers
+    for n in 0..5u64 {
+        let mut o = text();
+        o.header = n;
+        let data = b"1\t2\n3\t4\n5\t6\n7\t8\n";
+        let out = run(data, o);
+        let want: Vec<u64> = (n + 1..=4).collect();
+        assert_eq!(out.lines(), want, "HEADER {n}");
+        assert_eq!(out.ok().len(), 4usize.saturating_sub(n as usize), "HEADER {n}");
+    }
+    let mut o = text();
+    o.header = 3;
+    // more header lines than the data has, or the end marker among them: no data
+    assert_eq!(rows(b"a\nb\n", o.clone()), Vec::<Vec<F>>::new());
+    assert_eq!(rows(b"a\n\\.\nc\nd\n", o.clone()), Vec::<Vec<F>>::new());
+    // a line-level error in any header line is raised, with its line number
+    assert_enc(&err(b"a\nb\xff\nc\nd\n", o.clone()), "0xff", 2);
+    // CSV: a header line may hold quoted newlines (one line as COPY counts them)
+    let mut o = csv();
+    o.header = 2;
+    let out = run(b"\"h\nh\",x\ny,z\na,b\n", o);
+    assert_eq!(out.ok(), vec![vec![v("a"), v("b")]]);
+}
+
+#[test]
 fn csv_header_may_span_lines() {
     let mut o = csv();
-    o.header = true;
+    o.header = 1;
     // The first line's quoted \n is not counted (line ending not known yet).
     let out = run(b"\"h\nh\",x\na,b\n", o.clone());
     assert_eq!(out.ok(), vec![vec![v("a"), v("b")]]);
@@ -1081,7 +1107,7 @@ fn interrupted_reads_are_retried() {
 // ---------------------------------------------------------------- HEADER MATCH support
 
 fn header(data: &[u8], mut opts: Options) -> (Result<Vec<F>, Err>, Out) {
-    opts.header = true;
+    opts.header = 1;
     let mut rd = RowReader::with_capacity(data, opts, 3);
     let mut row = Row::new();
     let h = match rd.read_header(&mut row) {
@@ -1135,7 +1161,7 @@ fn header_match_reads_the_header_fields() {
 }
 
 fn matching(names: &[&str], mut opts: Options) -> Options {
-    opts.header = true;
+    opts.header = 1;
     opts.header_match = Some(HeaderMatch {
         names: names.iter().map(|n| n.as_bytes().to_vec()).collect(),
         has_default: names.iter().map(|n| n.starts_with('d')).collect(),

@@ -55,10 +55,11 @@ fn options(sel: u8) -> Options {
             o
         }
     };
-    o.header = sel & 8 != 0;
+    // HEADER, HEADER 2 or none
+    o.header = if sel & 8 != 0 { 1 + (sel as u64 >> 7) % 2 } else { 0 };
     o.server_major = [15, 16, 17, 18][(sel as usize >> 4) % 4];
     // HEADER MATCH against two short names (the fuzzer finds lines that match them)
-    if o.header && sel & 0x40 != 0 {
+    if o.header == 1 && sel & 0x40 != 0 {
         o.header_match = Some(HeaderMatch {
             names: vec![b"a".to_vec(), b"b".to_vec()],
             has_default: vec![false, true],

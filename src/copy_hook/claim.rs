@@ -413,18 +413,28 @@ unsafe fn names_of(node: *mut pg_sys::Node, major: u32) -> Option<ForceList> {
     }
 }
 
-/// `defGetCopyHeaderChoice` for the values it accepts: a Boolean, or `match`.
+/// `defGetCopyHeaderChoice` for the values it accepts (a Boolean, or `match`), and
+/// PostgreSQL 19's integer form (`HEADER n`, n >= 0 lines skipped), which fastcopy takes on
+/// 15-18, where the server refuses integers other than 0 and 1. A negative integer is handed
+/// over (the server refuses it).
 ///
 /// # Safety
 /// `node` is null or a valid node.
 unsafe fn header_of(node: *mut pg_sys::Node) -> Option<Header> {
-    // SAFETY: as the function's contract.
+    // SAFETY: as the function's contract; the tag says which node struct it is.
     unsafe {
         let is_integer = !node.is_null() && (*node).type_ == pg_sys::NodeTag::T_Integer;
-        if !is_integer && string_of(node).is_some_and(|s| s.eq_ignore_ascii_case("match")) {
+        if is_integer {
+            return match (*(node as *mut pg_sys::Integer)).ival {
+                n if n < 0 => None,
+                0 => Some(Header::Off),
+                n => Some(Header::Lines(n as u64)),
+            };
+        }
+        if string_of(node).is_some_and(|s| s.eq_ignore_ascii_case("match")) {
             return Some(Header::Match);
         }
-        boolean_of(node).map(|on| if on { Header::Skip } else { Header::Off })
+        boolean_of(node).map(|on| if on { Header::Lines(1) } else { Header::Off })
     }
 }
 

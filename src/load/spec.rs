@@ -38,8 +38,9 @@ pub struct SqlOptions {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Header {
     Off,
-    /// The first line is skipped.
-    Skip,
+    /// This many lines are skipped: `HEADER` (true) is 1, PostgreSQL 19's `HEADER n` is n,
+    /// offered on 15-18 too.
+    Lines(u64),
     /// The first line must name the input columns (HEADER MATCH).
     Match,
 }
@@ -250,7 +251,11 @@ fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u
     }
     let mut opts = if csv { Options::csv() } else { Options::text() };
     opts.server_major = major;
-    opts.header = matches!(o.header, Some(Header::Skip | Header::Match));
+    opts.header = match o.header {
+        None | Some(Header::Off) => 0,
+        Some(Header::Lines(n)) => n,
+        Some(Header::Match) => 1,
+    };
     if let Some(d) = &o.delimiter {
         opts.delimiter = one_byte(d, "delimiter");
     }
@@ -284,7 +289,7 @@ fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u
             &format!("COPY delimiter cannot be \"{}\"", opts.delimiter as char),
         );
     }
-    if binary && opts.header {
+    if binary && opts.header > 0 {
         refuse(
             ERRCODE_FEATURE_NOT_SUPPORTED,
             "cannot specify HEADER in BINARY mode",

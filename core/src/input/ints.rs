@@ -85,7 +85,7 @@ impl<R: Read> RowReader<R> {
         kept: &mut [u8],
     ) -> Option<RowMark> {
         let eol = self.eol;
-        if self.done || self.header_pending || eol == Eol::Unknown {
+        if self.done || self.header_left > 0 || eol == Eol::Unknown {
             return None;
         }
         let start = self.input.pos();

@@ -120,9 +120,12 @@ pub struct Options {
     pub quote: u8,
     /// CSV only: escape character, default = `quote`.
     pub escape: u8,
-    /// Skip the first row (a CSV header row may span several lines).
-    pub header: bool,
-    /// `HEADER MATCH` (with `header`): the header row's fields must be these column names.
+    /// Header lines skipped before the first row (`HEADER`: 1; `HEADER n`, PostgreSQL 19's
+    /// integer form: n; 0 = none). Each is read as a line (COPY's line-level checks, and a
+    /// CSV header line may span several lines inside quotes), counted in the line numbers,
+    /// and thrown away; the data ends if one of them ends it.
+    pub header: u64,
+    /// `HEADER MATCH` (with `header` 1): the header row's fields must be these column names.
     pub header_match: Option<HeaderMatch>,
     /// The input's encoding as it is checked while it is read (COPY's `file_encoding` when
     /// no conversion is needed), or `None` when the bytes come checked (converted to the
@@ -151,7 +154,7 @@ impl Options {
             default: None,
             quote: b'"',
             escape: b'"',
-            header: false,
+            header: 0,
             header_match: None,
             input_encoding: Some(Encoding::utf8()),
             server_encoding: Encoding::utf8(),
@@ -170,7 +173,7 @@ impl Options {
             default: None,
             quote: b'"',
             escape: b'"',
-            header: false,
+            header: 0,
             header_match: None,
             input_encoding: Some(Encoding::utf8()),
             server_encoding: Encoding::utf8(),
@@ -879,7 +882,8 @@ pub struct RowReader<R: Read> {
     csv: Option<::csv_core::Reader>,
     eol: Eol,
     lineno: u64,
-    header_pending: bool,
+    /// Header lines still to be skipped (or, with `HEADER MATCH`, the one to be checked).
+    header_left: u64,
     done: bool,
     scan: ScanState,
 }
@@ -926,7 +930,7 @@ impl<R: Read> RowReader<R> {
                     .map_or(Verify::None, |e| e.check),
             ),
             needles: fast::Needles::new(opts.delimiter, fourth),
-            header_pending: opts.header,
+            header_left: opts.header,
             opts,
             csv_escapec,
             csv,
@@ -976,7 +980,7 @@ impl<R: Read> RowReader<R> {
         if self.done {
             return Ok(false);
         }
-        if !self.header_pending && !self.opts.no_columns {
+        if self.header_left == 0 && !self.opts.no_columns {
             match fast::try_row(self, row) {
                 Some(Ok(())) => return Ok(true),
                 Some(Err(e)) => {
@@ -1009,10 +1013,10 @@ impl<R: Read> RowReader<R> {
     /// If `header` is not set in the options, or the header was already read.
     pub fn read_header(&mut self, row: &mut Row) -> Result<(), InputError> {
         assert!(
-            self.header_pending,
-            "read_header: no header to read (HEADER off, or already read)"
+            self.header_left == 1,
+            "read_header: not one header line to read (HEADER off or n, or already read)"
         );
-        self.header_pending = false;
+        self.header_left = 0;
         let res = (|| {
             self.lineno += 1;
             let line = self.read_line()?;
@@ -1033,7 +1037,7 @@ impl<R: Read> RowReader<R> {
     }
 
     fn next_row_inner(&mut self, row: &mut Row) -> Result<bool, InputError> {
-        if self.header_pending && self.opts.header_match.is_some() {
+        if self.header_left > 0 && self.opts.header_match.is_some() {
             if let Err(e) = self.read_header(row) {
                 // a bad escaped field comes after the DEFAULT markers before it
                 if let (Some(partial), Err(kind)) = (&e.partial, self.check_header_defaults(row)) {
@@ -1057,14 +1061,15 @@ impl<R: Read> RowReader<R> {
                 return Ok(false);
             }
         }
-        if self.header_pending {
-            // NextCopyFromRawFields: the header line is read (with all line-level checks)
-            // and thrown away; if reading it hit EOF or `\.`, there is no data.
-            self.header_pending = false;
+        while self.header_left > 0 {
+            // NextCopyFromRawFields: each header line is read (with all line-level checks)
+            // and thrown away; if reading one hit EOF or `\.`, there is no data.
+            self.header_left -= 1;
             self.lineno += 1;
             let line = self.read_line()?;
             self.input.consume_to(line.next);
             if line.stop {
+                self.header_left = 0;
                 return Ok(false);
             }
         }
