@@ -97,6 +97,18 @@ if [ "$m" -ge 18 ]; then
   taken "LOG_VERBOSITY silent" 'x\ty\n1\tz\n' "COPY hk2 FROM STDIN (ON_ERROR ignore, LOG_VERBOSITY silent)"
 fi
 
+# 3c. PostgreSQL 19's HEADER n, which 15-18 refuse themselves: taken, as the server's HEADER
+# true on the same data with n - 1 lines fewer (errors n - 1 lines further on)
+q="SELECT count(*), string_agg(a || ':' || coalesce(b, '<null>'), ' ' ORDER BY a) FROM hk2"
+a=$(printf 'h3\n1\tx\n2\ty\n' | psql_as off -c "TRUNCATE hk2" -c "COPY hk2 FROM STDIN (HEADER true)" -c "$q" 2>&1)
+b=$(printf 'h1\nh2\nh3\n1\tx\n2\ty\n' | psql_as require -c "TRUNCATE hk2" -c "COPY hk2 FROM STDIN (HEADER 3)" -c "$q" 2>&1)
+check "HEADER 3 taken: as HEADER true with two lines fewer ($b)" '[ "$a" = "$b" ] && [[ "$b" == *"1:x 2:y"* ]]' "off: $a | require: $b"
+a=$(printf 'h3\n1\tx\nbad\ty\n' | psql_as off -v VERBOSITY=default -c "COPY hk2 FROM STDIN (HEADER true)" 2>&1)
+b=$(printf 'h1\nh2\nh3\n1\tx\nbad\ty\n' | psql_as require -v VERBOSITY=default -c "COPY hk2 FROM STDIN (HEADER 3)" 2>&1)
+check "HEADER 3 taken: an error's line counts the header lines" '[ "${a/line 3/line 5}" = "$b" ] && [[ "$b" == *"line 5"* ]]' "off: $a | require: $b"
+off=$(printf 'h1\nh2\n1\tx\n' | psql_as off -c "COPY hk2 FROM STDIN (HEADER 2)" 2>&1)
+check "HEADER 2 without fastcopy: the server's own refusal on $m" '[[ "$off" == *"ERROR"*"header"* ]]' "$off"
+
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;
