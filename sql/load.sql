@@ -9,7 +9,8 @@ CREATE TYPE fastcopy.load_result AS (
     flushes         bigint,
     pages_extended  bigint,
     extend_calls    bigint,
-    elapsed_ms      double precision
+    elapsed_ms      double precision,
+    rows_set_null   bigint
 );
 COMMENT ON TYPE fastcopy.load_result IS
-  'What one fastcopy.load / load_data did: rows loaded, skipped (on_error) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time.';
+  'What one fastcopy.load / load_data did: rows loaded, skipped (on_error ignore) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time, rows with values set to NULL (on_error set_null).';

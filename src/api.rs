@@ -58,6 +58,7 @@ fn result_row(s: LoadStats) -> PgHeapTuple<'static, pgrx::AllocatedByRust> {
     let fields = [
         ("rows_loaded", s.rows_loaded),
         ("rows_skipped", s.rows_skipped),
+        ("rows_set_null", s.rows_set_null),
         ("rows_excluded", s.rows_excluded),
         ("bytes_read", s.bytes_read),
         ("flushes", s.flushes),

@@ -227,7 +227,13 @@ pub unsafe fn input_soft(
         }
         #[cfg(feature = "pg15")]
         {
-            in_subtransaction(|| input_marked(flinfo, s, typioparam, typmod)).ok()
+            // Only a data error of the input function counts as a bad value, as only soft
+            // errors do on 16+: a cancel, a timeout or an out-of-memory still stops the load.
+            match in_subtransaction(|| input_marked(flinfo, s, typioparam, typmod)) {
+                Ok(d) => Some(d),
+                Err(e) if input_failed() && is_data_error(&e) => None,
+                Err(e) => e.rethrow(),
+            }
         }
     }
 }
@@ -325,6 +331,19 @@ pub fn in_subtransaction<T>(
         pg_sys::CurrentResourceOwner = owner;
     }
     out
+}
+
+/// An ERROR of class 22 (data exception) or 23 (a domain's constraint): what an input function
+/// raises about its value (15's stand-in for a soft error).
+pub fn is_data_error(e: &pgrx::pg_sys::panic::CaughtError) -> bool {
+    let pgrx::pg_sys::panic::CaughtError::PostgresError(r) = e else {
+        return false;
+    };
+    // the class is the first two characters: the low 12 bits of the packed code
+    let class = |c: pgrx::PgSqlErrorCode| (c as i32) & 0xFFF;
+    let got = class(r.sql_error_code());
+    got == class(pgrx::PgSqlErrorCode::ERRCODE_DATA_EXCEPTION)
+        || got == class(pgrx::PgSqlErrorCode::ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
 }
 
 /// Executor functions pgrx does not bind (their signatures are the same in 15, 16 and 17),

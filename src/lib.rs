@@ -51,6 +51,7 @@ mod tests {
     include!("../pgrx-tests/load.rs");
     include!("../pgrx-tests/errors.rs");
     include!("../pgrx-tests/types.rs");
+    include!("../pgrx-tests/set_null.rs");
 }
 
 /// Required by `cargo pgrx test`.

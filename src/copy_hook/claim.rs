@@ -493,8 +493,17 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             // SAFETY: as above.
             "freeze" => o.freeze = Some(unsafe { boolean_of(arg) }.ok_or_else(bad)?),
             "default" if major >= 16 => o.default_string = Some(text()?),
-            "on_error" if major >= 17 => o.on_error = Some(text()?),
-            "log_verbosity" if major >= 17 => {
+            // PostgreSQL 19's set_null on every major (17 and 18 refuse the value, 15 and 16
+            // the option); `ignore` as the server has it (17+)
+            "on_error" => {
+                let v = text()?;
+                if major < 17 && !v.eq_ignore_ascii_case("set_null") {
+                    return Err(HandOver::NotInVersion(name, major));
+                }
+                o.on_error = Some(v);
+            }
+            // (15 and 16: only with set_null, checked after the loop)
+            "log_verbosity" => {
                 let v = text()?;
                 if major < 18 && v.eq_ignore_ascii_case("silent") {
                     return Err(HandOver::NotInVersion("log_verbosity silent".into(), major));
@@ -511,11 +520,18 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             // SAFETY: as above.
             "force_null" => o.force_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
             "encoding" => o.encoding = Some(text()?),
-            "default" | "on_error" | "log_verbosity" | "reject_limit" => {
+            "default" | "reject_limit" => {
                 return Err(HandOver::NotInVersion(name, major));
             }
             _ => return Err(HandOver::Option(name)),
         }
+    }
+    let set_null = o
+        .on_error
+        .as_deref()
+        .is_some_and(|v| v.eq_ignore_ascii_case("set_null"));
+    if major < 17 && o.log_verbosity.is_some() && !set_null {
+        return Err(HandOver::NotInVersion("log_verbosity".into(), major));
     }
     Ok(o)
 }

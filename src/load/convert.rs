@@ -21,7 +21,7 @@ use fastcopy_core::pipeline::{IntPlan, IntWidth};
 use fastcopy_core::varying::Fixed;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
-use std::ffi::c_char;
+use std::ffi::{CStr, c_char};
 
 /// How one input field becomes a Datum.
 pub enum Converter {
@@ -445,6 +445,9 @@ pub enum OnError {
     /// rows in one subtransaction each (`Loader::load_run_rollback`), and an input function's
     /// ERROR rolls it back and skips its row.
     Rollback,
+    /// The value becomes NULL (PostgreSQL 19's `set_null`; bad values found as for `Ignore`),
+    /// unless its column's domain refuses NULL ([`set_null`]); `verbose`: a NOTICE each.
+    SetNull { verbose: bool },
 }
 
 /// The row buffers conversion writes into: one Datum and one null flag per attribute.
@@ -618,15 +621,71 @@ fn convert(
             }
             // The decoder guarantees a NUL after every value: `bytes` is a C string.
             let s = bytes.as_ptr() as *mut c_char;
-            return input(flinfo, s, *typioparam, *typmod, on_error).map(|d| (d, false));
+            return match input(flinfo, s, *typioparam, *typmod, on_error) {
+                Some(d) => Some((d, false)),
+                None => match on_error {
+                    OnError::SetNull { verbose } => Some(set_null(col, pos, verbose)),
+                    _ => None,
+                },
+            };
         }
         Converter::Receive(_) => unreachable!("text fields have text converters"),
     };
     match parsed {
         Ok(d) => Some((d, false)),
-        Err(_) if on_error != OnError::Stop => None,
-        Err((e, type_name)) => raise_int_error(e, bytes, type_name),
+        Err((e, type_name)) => match on_error {
+            OnError::Stop => raise_int_error(e, bytes, type_name),
+            OnError::SetNull { verbose } => Some(set_null(col, pos, verbose)),
+            OnError::Ignore | OnError::Rollback => None,
+        },
     }
+}
+
+/// `on_error => 'set_null'`: the value at `pos` did not convert and becomes NULL, if the
+/// column takes NULL: a domain with constraints is asked (its input function with NULL, as
+/// PostgreSQL 19 asks it), and one that refuses is PostgreSQL 19's ERROR (23502), not the
+/// domain's own. A NOT NULL column takes the NULL here and refuses it where every row's
+/// constraints are checked, with the usual not-null violation.
+#[inline(never)]
+fn set_null(col: &Column, pos: &Position, verbose: bool) -> (pg_sys::Datum, bool) {
+    if col.constrained_domain
+        && let Converter::Input {
+            flinfo,
+            typioparam,
+            typmod,
+            ..
+        } = &col.conv
+        && input(
+            flinfo,
+            std::ptr::null_mut(),
+            *typioparam,
+            *typmod,
+            OnError::SetNull { verbose },
+        )
+        .is_none()
+    {
+        raise_domain_refuses_null(col, *typioparam);
+    }
+    pos.value_set_null(verbose);
+    (pg_sys::Datum::from(0usize), true)
+}
+
+/// PostgreSQL 19's ERROR for a value `set_null` cannot make NULL: the column's domain (type
+/// `domain`) does not take NULL.
+fn raise_domain_refuses_null(col: &Column, domain: pg_sys::Oid) -> ! {
+    // SAFETY: a catalog lookup on the backend thread; format_type_be returns a palloc'd
+    // NUL-terminated string (or raises).
+    let name = unsafe { CStr::from_ptr(pg_sys::format_type_be(domain)) }
+        .to_string_lossy()
+        .into_owned();
+    raise_detail(
+        PgSqlErrorCode::ERRCODE_NOT_NULL_VIOLATION,
+        format!("domain {name} does not allow null values"),
+        format!(
+            "ON_ERROR SET_NULL cannot be applied because column \"{}\" (domain {name}) does not accept null values.",
+            col.name.to_string_lossy()
+        ),
+    )
 }
 
 /// A NULL field. Domains have their own input function: it is called with NULL so that their
@@ -644,6 +703,9 @@ fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_s
             // a rejected NULL stays the position (on_error's NOTICE and errors show it)
             if d.is_some() {
                 pos.clear_value();
+            } else if let OnError::SetNull { .. } = on_error {
+                // the domain refuses NULL: there is nothing to set it to
+                raise_domain_refuses_null(col, *typioparam);
             }
             d.map(|d| (d, true))
         }
@@ -669,7 +731,9 @@ fn input(
     unsafe {
         match on_error {
             OnError::Stop => Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod)),
-            OnError::Ignore => compat::input_soft(fl, s, typioparam, typmod),
+            OnError::Ignore | OnError::SetNull { .. } => {
+                compat::input_soft(fl, s, typioparam, typmod)
+            }
             OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
         }
     }

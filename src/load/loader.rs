@@ -61,7 +61,7 @@ impl<'a> Loader<'a> {
             formed_runs: batch.takes_formed_runs(target),
             batch,
             stats: LoadStats::default(),
-            on_error: choose_on_error(spec.on_error, target),
+            on_error: choose_on_error(spec.on_error, spec.log_verbosity, target),
             log_verbosity: spec.log_verbosity,
             reject_limit: spec.reject_limit,
             values: Values::new(target.natts),
@@ -224,7 +224,7 @@ impl<'a> Loader<'a> {
             compat::in_subtransaction(std::panic::AssertUnwindSafe(|| self.load_run(block, from)));
         match run {
             Ok(done) => done,
-            Err(e) if compat::input_failed() && is_data_error(&e) => {
+            Err(e) if compat::input_failed() && compat::is_data_error(&e) => {
                 self.skip_row();
                 let full = self.batch.drop_row(block.rows()[self.resume - 1].raw_len());
                 (self.resume, full)
@@ -251,6 +251,7 @@ impl<'a> Loader<'a> {
         // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
         block.prefetch(r, PREFETCH_AHEAD);
         let Values { datums, nulls } = &mut self.values;
+        let set_null_before = pos.values_set_null();
         if target.binary {
             receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);
         } else if !convert::convert_row(
@@ -264,6 +265,10 @@ impl<'a> Loader<'a> {
             &mut self.batch.arena,
         ) {
             return None;
+        }
+        if pos.values_set_null() != set_null_before {
+            // PostgreSQL 19 counts rows, not values
+            self.stats.rows_set_null += 1;
         }
         if let Some(filter) = &target.filter
             && !filter.passes(&self.values.datums, &self.values.nulls)
@@ -331,20 +336,8 @@ pub(super) fn interrupt_pending() -> bool {
     unsafe { std::ptr::read_volatile(&raw const pgrx::pg_sys::InterruptPending) != 0 }
 }
 
-/// An ERROR of class 22 (data exception) or 23 (a domain's constraint).
-fn is_data_error(e: &pgrx::pg_sys::panic::CaughtError) -> bool {
-    let pgrx::pg_sys::panic::CaughtError::PostgresError(r) = e else {
-        return false;
-    };
-    // the class is the first two characters: the low 12 bits of the packed code
-    let class = |c: PgSqlErrorCode| (c as i32) & 0xFFF;
-    let got = class(r.sql_error_code());
-    got == class(PgSqlErrorCode::ERRCODE_DATA_EXCEPTION)
-        || got == class(PgSqlErrorCode::ERRCODE_INTEGRITY_CONSTRAINT_VIOLATION)
-}
-
 /// How `on_error` is carried out for this target.
-fn choose_on_error(choice: OnErrorChoice, target: &Target) -> OnError {
+fn choose_on_error(choice: OnErrorChoice, verbosity: LogVerbosity, target: &Target) -> OnError {
     let inputs = target
         .columns
         .iter()
@@ -353,6 +346,10 @@ fn choose_on_error(choice: OnErrorChoice, target: &Target) -> OnError {
         OnErrorChoice::Stop => OnError::Stop,
         OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,
         OnErrorChoice::Ignore => OnError::Ignore,
+        // (15: a subtransaction per value that goes to an input function: the row stays)
+        OnErrorChoice::SetNull => OnError::SetNull {
+            verbose: verbosity == LogVerbosity::Verbose,
+        },
     }
 }
 

@@ -72,6 +72,8 @@ use target::Target;
 pub struct LoadStats {
     pub rows_loaded: u64,
     pub rows_skipped: u64,
+    /// Rows with values `on_error => 'set_null'` made NULL.
+    pub rows_set_null: u64,
     /// Rows the WHERE condition excluded.
     pub rows_excluded: u64,
     pub bytes_read: u64,
@@ -191,6 +193,7 @@ pub fn run(
     drop(progress);
     if spec.log_verbosity >= LogVerbosity::Default {
         report_skipped(stats.rows_skipped);
+        report_set_null(stats.rows_set_null);
     }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
@@ -270,6 +273,23 @@ fn convert_input<'a>(
         input.read = Box::new(encoding::convert_all(raw, transcoder));
     }
     input
+}
+
+/// PostgreSQL 19's closing NOTICE for rows with values `on_error => 'set_null'` made NULL.
+fn report_set_null(n: u64) {
+    if n == 0 {
+        return;
+    }
+    let msg = if n == 1 {
+        format!("in {n} row, columns were set to null due to data type incompatibility")
+    } else {
+        format!("in {n} rows, columns were set to null due to data type incompatibility")
+    };
+    pgrx::ereport!(
+        PgLogLevel::NOTICE,
+        PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+        msg
+    );
 }
 
 /// COPY's closing NOTICE for rows `on_error => 'ignore'` skipped.

@@ -58,6 +58,9 @@ pub struct Position {
     binary: bool,
     /// No context at all (an error COPY raises before it installs its context).
     silent: Cell<bool>,
+    /// Values `on_error => 'set_null'` turned into NULL so far (the loader counts the rows
+    /// they are in).
+    set_null: Cell<u64>,
 }
 
 impl Position {
@@ -74,6 +77,7 @@ impl Position {
             relation_only: Cell::new(false),
             binary,
             silent: Cell::new(false),
+            set_null: Cell::new(0),
         }
     }
 
@@ -85,6 +89,33 @@ impl Position {
     /// `log_verbosity => 'verbose'`: COPY's NOTICE about the row being skipped at the current
     /// column and value, with the context naming only the relation.
     pub fn notice_skipped_row(&self) {
+        self.notice_at_value(
+            c"skipping row due to data type incompatibility at line %llu for column \"%s\": \"%s\"",
+            c"skipping row due to data type incompatibility at line %llu for column \"%s\": null input",
+        );
+    }
+
+    /// `on_error => 'set_null'` made the current value NULL: counted, and with
+    /// `log_verbosity => 'verbose'` PostgreSQL 19's NOTICE about it (context as for a skipped
+    /// row; set_null never turns a NULL input into NULL, so the value is there).
+    pub fn value_set_null(&self, verbose: bool) {
+        self.set_null.set(self.set_null.get() + 1);
+        if verbose {
+            self.notice_at_value(
+                c"setting to null due to data type incompatibility at line %llu for column \"%s\": \"%s\"",
+                c"setting to null due to data type incompatibility at line %llu for column \"%s\": null input",
+            );
+        }
+    }
+
+    /// Values `value_set_null` counted so far.
+    pub fn values_set_null(&self) -> u64 {
+        self.set_null.get()
+    }
+
+    /// A NOTICE about the current line, column and value: `with_value`'s format (line, column,
+    /// value) or `null_input`'s (line, column) for a NULL field.
+    fn notice_at_value(&self, with_value: &CStr, null_input: &CStr) {
         let line = self.line.get() as std::ffi::c_ulonglong;
         // the bytes as they are in the database encoding, as COPY prints them (no NUL: both
         // come from C strings)
@@ -93,26 +124,18 @@ impl Position {
             .then(|| CString::new(shown(self.value.get())).unwrap_or_default());
         self.relation_only.set(true);
         // SAFETY: backend thread; a NOTICE returns from errfinish (no longjmp); the format's
-        // arguments are an integer and NUL-terminated strings alive for the call.
+        // arguments are an integer and NUL-terminated strings alive for the call, as many as
+        // each format takes.
         unsafe {
             if errstart(pg_sys::NOTICE as c_int, std::ptr::null()) {
                 match &value {
-                    None => errmsg(
-                        c"skipping row due to data type incompatibility at line %llu for column \"%s\": null input".as_ptr(),
-                        line,
-                        column.as_ptr(),
-                    ),
-                    Some(v) => errmsg(
-                        c"skipping row due to data type incompatibility at line %llu for column \"%s\": \"%s\"".as_ptr(),
-                        line,
-                        column.as_ptr(),
-                        v.as_ptr(),
-                    ),
+                    None => errmsg(null_input.as_ptr(), line, column.as_ptr()),
+                    Some(v) => errmsg(with_value.as_ptr(), line, column.as_ptr(), v.as_ptr()),
                 };
                 errfinish(
                     c"position.rs".as_ptr(),
                     line!() as c_int,
-                    c"notice_skipped_row".as_ptr(),
+                    c"notice_at_value".as_ptr(),
                 );
             }
         }

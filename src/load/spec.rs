@@ -100,7 +100,12 @@ pub enum Format {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum OnErrorChoice {
     Stop,
+    /// The row is skipped (COPY 17+; fastcopy on 15 and 16 too).
     Ignore,
+    /// The value becomes NULL and the row is loaded (PostgreSQL 19's `set_null`, fastcopy on
+    /// 15-18): a column whose domain does not take NULL is an ERROR, a NOT NULL column the
+    /// usual not-null violation.
+    SetNull,
 }
 
 /// One load's options, checked.
@@ -173,6 +178,7 @@ impl LoadSpec {
             // pg_strcasecmp, as defGetCopyOnErrorChoice
             Some(v) if v.eq_ignore_ascii_case("stop") => OnErrorChoice::Stop,
             Some(v) if v.eq_ignore_ascii_case("ignore") => OnErrorChoice::Ignore,
+            Some(v) if v.eq_ignore_ascii_case("set_null") => OnErrorChoice::SetNull,
             Some(v) => refuse(
                 PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
                 &format!("COPY ON_ERROR \"{v}\" not recognized"),
@@ -205,8 +211,8 @@ impl LoadSpec {
                 "only ON_ERROR STOP is allowed in BINARY mode",
             );
         }
-        // the last of ProcessCopyOptions' checks (COPY 18)
-        if reject_limit.is_some() && on_error == OnErrorChoice::Stop {
+        // the last of ProcessCopyOptions' checks (COPY 18; 19 refuses set_null too)
+        if reject_limit.is_some() && on_error != OnErrorChoice::Ignore {
             refuse(
                 PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
                 "COPY REJECT_LIMIT requires ON_ERROR to be set to IGNORE",

@@ -20,7 +20,7 @@ use super::convert::Converter;
 use super::encoding;
 use super::filter::{self, Filter, Qual};
 use super::receive::{self, Receive};
-use super::spec::{ForceList, LoadSpec, WhereClause};
+use super::spec::{ForceList, LoadSpec, OnErrorChoice, WhereClause};
 use super::tuple::Former;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
@@ -40,6 +40,9 @@ pub struct Column {
     pub force_not_null: bool,
     /// CSV FORCE_NULL: the NULL marker quoted is NULL too.
     pub force_null: bool,
+    /// `on_error => 'set_null'`: the column's type is a domain with constraints, which may
+    /// refuse the NULL a bad value would become (asked of its input function then).
+    pub constrained_domain: bool,
 }
 
 /// A column the input does not supply, filled from its default per row.
@@ -410,6 +413,8 @@ unsafe fn input_columns(
                     default: if with_marker { defaults.expr(i) } else { None },
                     force_not_null: force_not_null.contains(&i),
                     force_null: force_null.contains(&i),
+                    constrained_domain: spec.on_error == OnErrorChoice::SetNull
+                        && pg_sys::DomainHasConstraints(a.atttypid),
                 }
             })
             .collect();
