@@ -109,6 +109,18 @@ check "HEADER 3 taken: an error's line counts the header lines" '[ "${a/line 3/l
 off=$(printf 'h1\nh2\n1\tx\n' | psql_as off -c "COPY hk2 FROM STDIN (HEADER 2)" 2>&1)
 check "HEADER 2 without fastcopy: the server's own refusal on $m" '[[ "$off" == *"ERROR"*"header"* ]]' "$off"
 
+# 3d. PostgreSQL 19's regression test of ON_ERROR set_null, verbatim, through the hook on
+# every major (15-18 refuse the option themselves): its expected output, byte for byte (HEADER
+# n with copy_from on: its COPY TO goes to the server, and a HEADER n handed over would fail)
+psql -c "DROP TABLE IF EXISTS t_on_error_null" -c "DROP DOMAIN IF EXISTS d_int_not_null, d_int_positive_maybe_null" >/dev/null 2>&1
+got=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/sessions/pg19/set_null.sql 2>&1)
+check "PostgreSQL 19's set_null regression test through the hook: its expected output" \
+  '[ "$got" = "$(cat pgrx-tests/sessions/pg19/set_null.out)" ]' "$(diff <(echo "$got") pgrx-tests/sessions/pg19/set_null.out)"
+
+got=$(PGOPTIONS="$on=on" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/sessions/pg19/header.sql 2>&1)
+check "PostgreSQL 19's HEADER n regression test through the hook: its expected output" \
+  '[ "$got" = "$(cat pgrx-tests/sessions/pg19/header.out)" ]' "$(diff <(echo "$got") pgrx-tests/sessions/pg19/header.out)"
+
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;

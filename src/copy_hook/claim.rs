@@ -431,8 +431,17 @@ unsafe fn header_of(node: *mut pg_sys::Node) -> Option<Header> {
                 n => Some(Header::Lines(n as u64)),
             };
         }
-        if string_of(node).is_some_and(|s| s.eq_ignore_ascii_case("match")) {
+        let text = string_of(node);
+        if text.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("match")) {
             return Some(Header::Match);
+        }
+        // (19 takes an integer given as a string, `HEADER '2'`, too)
+        if let Some(n) = text.and_then(|s| s.parse::<i32>().ok()) {
+            return match n {
+                n if n < 0 => None,
+                0 => Some(Header::Off),
+                n => Some(Header::Lines(n as u64)),
+            };
         }
         boolean_of(node).map(|on| if on { Header::Lines(1) } else { Header::Off })
     }
