@@ -14,3 +14,9 @@ CREATE TYPE fastcopy.load_result AS (
 );
 COMMENT ON TYPE fastcopy.load_result IS
   'What one fastcopy.load / load_data did: rows loaded, skipped (on_error ignore) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time, rows with values set to NULL (on_error set_null).';
+
+-- The load ids of rejects tables (src/load/rejects.rs): every load that keeps rejects draws one.
+CREATE SEQUENCE fastcopy.load_id;
+GRANT USAGE ON SEQUENCE fastcopy.load_id TO PUBLIC;
+COMMENT ON SEQUENCE fastcopy.load_id IS
+  'The load_id of the rows a load keeps in its rejects table (one per load).';

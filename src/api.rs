@@ -104,7 +104,7 @@ macro_rules! load_function {
             escape: default!(Option<String>, "NULL"),
             default_string: default!(Option<String>, "NULL"),
             freeze: default!(Option<bool>, false),
-            on_error: default!(Option<String>, "'stop'"),
+            on_error: default!(Option<String>, "NULL"),
             force_not_null: default!(Option<Vec<Option<String>>>, "NULL"),
             force_null: default!(Option<Vec<Option<String>>>, "NULL"),
             header_match: default!(Option<bool>, false),
@@ -113,6 +113,7 @@ macro_rules! load_function {
             where_clause: default!(Option<String>, "NULL"),
             encoding: default!(Option<String>, "NULL"),
             header_lines: default!(Option<i64>, "NULL"),
+            rejects: default!(Option<String>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
@@ -131,6 +132,7 @@ macro_rules! load_function {
                 reject_limit,
                 where_clause: where_clause.map(WhereClause::Text),
                 encoding,
+                rejects,
             };
             let relid = target_oid(target);
             let source = $source($data);

@@ -67,6 +67,17 @@ pub static EXTEND_PAGES: GucSetting<i32> = GucSetting::<i32>::new(64);
 pub static EXTEND_METHOD: GucSetting<ExtendMethod> =
     GucSetting::<ExtendMethod>::new(ExtendMethod::Auto);
 pub static PAGE_PATH: GucSetting<bool> = GucSetting::<bool>::new(true);
+pub static REJECTS: GucSetting<Option<std::ffi::CString>> =
+    GucSetting::<Option<std::ffi::CString>>::new(None);
+
+/// `fastcopy.rejects`: the rejects table of text and CSV loads that name none (and choose no
+/// other ON_ERROR than ignore); `None` when unset or empty.
+pub fn rejects() -> Option<String> {
+    REJECTS
+        .get()
+        .map(|c| c.to_string_lossy().into_owned())
+        .filter(|s| !s.is_empty())
+}
 pub static CLIENT_THREAD: GucSetting<bool> = GucSetting::<bool>::new(true);
 
 /// Whether a thread of fastcopy's reads a client's COPY data from its socket (`load/socket.rs`).
@@ -127,6 +138,14 @@ pub fn init() {
         c"Who decides how far a loaded table grows: auto, server, fixed or sticky.",
         c"",
         &EXTEND_STRATEGY,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_string_guc(
+        c"fastcopy.rejects",
+        c"Rejects table of loads that name none: rows they skip are kept there.",
+        c"For clients that cannot change their COPY statements (pg_restore): text and CSV loads that choose no ON_ERROR other than ignore skip bad rows and keep them in this table.",
+        &REJECTS,
         GucContext::Userset,
         GucFlags::default(),
     );

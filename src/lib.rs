@@ -52,6 +52,7 @@ mod tests {
     include!("../pgrx-tests/errors.rs");
     include!("../pgrx-tests/types.rs");
     include!("../pgrx-tests/set_null.rs");
+    include!("../pgrx-tests/rejects.rs");
 }
 
 /// Required by `cargo pgrx test`.

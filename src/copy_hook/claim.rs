@@ -529,6 +529,8 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             // SAFETY: as above.
             "force_null" => o.force_null = Some(unsafe { names_of(arg, major) }.ok_or_else(bad)?),
             "encoding" => o.encoding = Some(text()?),
+            // fastcopy's own: the rejects table
+            "rejects" => o.rejects = Some(text()?),
             "default" | "reject_limit" => {
                 return Err(HandOver::NotInVersion(name, major));
             }

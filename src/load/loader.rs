@@ -9,6 +9,7 @@ use super::convert::{self, Converter, OnError, Values};
 use super::position::Position;
 use super::progress::Progress;
 use super::receive;
+use super::rejects::{RejectError, Rejects};
 use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
 use super::store::Stored;
 use super::target::Target;
@@ -40,6 +41,11 @@ pub struct Loader<'a> {
     resume: usize,
     /// Rows whose tuple the reader formed go in by runs ([`Batch::takes_formed_runs`]).
     formed_runs: bool,
+    /// The rejects table, if the load keeps one: skipped rows go there.
+    rejects: Option<Rejects>,
+    /// The row being skipped has the wrong number of fields (no value to tell about in
+    /// `log_verbosity` verbose's NOTICE).
+    skipping_structure: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -66,7 +72,15 @@ impl<'a> Loader<'a> {
             reject_limit: spec.reject_limit,
             values: Values::new(target.natts),
             resume: 0,
+            rejects: None,
+            skipping_structure: false,
         }
+    }
+
+    /// Rows this load skips go to `rejects` (with their errors), and so do rows with too few
+    /// or too many fields, which are skipped instead of ending the load.
+    pub fn keep_rejects(&mut self, rejects: Rejects) {
+        self.rejects = Some(rejects);
     }
 
     /// Loads every row of `block`; true once the input has ended (after this block's rows).
@@ -85,6 +99,9 @@ impl<'a> Loader<'a> {
         }
         self.progress
             .update(block.bytes_read, self.stats.rows_loaded);
+        if let Some(rejects) = &mut self.rejects {
+            rejects.flush_if_full();
+        }
         pgrx::check_for_interrupts!();
         match &block.end {
             None => false,
@@ -121,6 +138,9 @@ impl<'a> Loader<'a> {
     /// Inserts the last rows and ends the bulk insert; what the load did.
     pub fn finish(mut self) -> LoadStats {
         self.flush();
+        if let Some(rejects) = &mut self.rejects {
+            rejects.flush();
+        }
         self.progress
             .update(self.stats.bytes_read, self.stats.rows_loaded);
         self.batch.finish(self.target);
@@ -225,6 +245,10 @@ impl<'a> Loader<'a> {
         match run {
             Ok(done) => done,
             Err(e) if compat::input_failed() && compat::is_data_error(&e) => {
+                if self.rejects.is_some() {
+                    let r = self.resume - 1;
+                    self.record_reject(block, r, reject_error(e));
+                }
                 self.skip_row();
                 let full = self.batch.drop_row(block.rows()[self.resume - 1].raw_len());
                 (self.resume, full)
@@ -250,6 +274,9 @@ impl<'a> Loader<'a> {
         // a row that is read here: the one a few ahead into the cache now, so that it is there
         // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
         block.prefetch(r, PREFETCH_AHEAD);
+        if self.rejects.is_some() && !target.binary && self.wrong_field_count(block, r) {
+            return None;
+        }
         let Values { datums, nulls } = &mut self.values;
         let set_null_before = pos.values_set_null();
         if target.binary {
@@ -264,6 +291,9 @@ impl<'a> Loader<'a> {
             pos,
             &mut self.batch.arena,
         ) {
+            if self.rejects.is_some() {
+                self.capture_reject(block, r);
+            }
             return None;
         }
         if pos.values_set_null() != set_null_before {
@@ -311,9 +341,10 @@ impl<'a> Loader<'a> {
     #[inline(never)]
     fn skip_row(&mut self) {
         self.stats.rows_skipped += 1;
-        if self.log_verbosity == LogVerbosity::Verbose {
+        if self.log_verbosity == LogVerbosity::Verbose && !self.skipping_structure {
             self.pos.notice_skipped_row();
         }
+        self.skipping_structure = false;
         self.progress.skipped(self.stats.rows_skipped);
         if let Some(limit) = self.reject_limit
             && self.stats.rows_skipped > limit
@@ -325,6 +356,108 @@ impl<'a> Loader<'a> {
                 ),
             );
         }
+    }
+}
+
+impl Loader<'_> {
+    /// With a rejects table: row `r` has fewer or more fields than there are columns, which
+    /// COPY raises (22P04) before it converts anything; kept as a reject, with COPY's message.
+    #[inline(never)]
+    fn wrong_field_count(&mut self, block: &RowBlock, r: usize) -> bool {
+        let (target, row) = (self.target, &block.rows()[r]);
+        let ncols = target.columns.len();
+        let message = if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
+            "extra data after last expected column".to_string()
+        } else if row.len() < ncols {
+            format!(
+                "missing data for column \"{}\"",
+                target.columns[row.len()].name.to_string_lossy()
+            )
+        } else {
+            return false;
+        };
+        let error = RejectError {
+            sqlstate: "22P04".into(),
+            message,
+            detail: None,
+        };
+        if let Some(rejects) = &mut self.rejects {
+            rejects.record(row.line_no(), None, None, &row.raw_line(), error);
+        }
+        self.skipping_structure = true;
+        true
+    }
+
+    /// With a rejects table: row `r` did not convert; its conversion is done again with
+    /// errors raised, in a subtransaction, and the error COPY would raise for it is kept with
+    /// the row (the column the position is at when it is raised).
+    #[inline(never)]
+    fn capture_reject(&mut self, block: &RowBlock, r: usize) {
+        let (target, pos, row) = (self.target, self.pos, &block.rows()[r]);
+        let Values { datums, nulls } = &mut self.values;
+        let arena = &mut self.batch.arena;
+        let again = compat::in_subtransaction(std::panic::AssertUnwindSafe(|| {
+            convert::convert_row(
+                target,
+                row,
+                block.ints(r),
+                datums,
+                nulls,
+                OnError::Stop,
+                pos,
+                arena,
+            )
+        }));
+        let error = match again {
+            Err(e) => reject_error(e),
+            // (a value refused once and taken the second time: an input function that is
+            // not immutable)
+            Ok(_) => RejectError {
+                sqlstate: "22000".into(),
+                message: "value refused by its input function".into(),
+                detail: None,
+            },
+        };
+        self.record_reject(block, r, error);
+    }
+
+    /// Keeps row `r` of `block` as a reject with `error`, at the column the position is at.
+    fn record_reject(&mut self, block: &RowBlock, r: usize, error: RejectError) {
+        let (target, row) = (self.target, &block.rows()[r]);
+        let at = self.pos.column_ptr();
+        let column = target
+            .columns
+            .iter()
+            .position(|c| c.name.as_ptr() == at)
+            .map(|i| (target.columns[i].name.as_c_str(), i));
+        let raw_field = column.and_then(|(_, i)| match row.field(i) {
+            fastcopy_core::input::Field::Value(b) => Some(b),
+            _ => None,
+        });
+        let index = column.map(|(name, i)| (name, target.columns[i].index));
+        if let Some(rejects) = &mut self.rejects {
+            rejects.record(row.line_no(), index, raw_field, &row.raw_line(), error);
+        }
+    }
+}
+
+/// The SQLSTATE, message and detail of an ERROR caught while a row was converted; anything
+/// that is not an ERROR report (a Rust panic) is raised again.
+fn reject_error(e: pgrx::pg_sys::panic::CaughtError) -> RejectError {
+    use pgrx::pg_sys::panic::CaughtError;
+    let report = match e {
+        CaughtError::PostgresError(r) | CaughtError::ErrorReport(r) => r,
+        e @ CaughtError::RustPanic { .. } => e.rethrow(),
+    };
+    let code = report.sql_error_code() as i32;
+    // PGUNSIXBIT: five characters of six bits each, the first in the low bits
+    let sqlstate = (0..5)
+        .map(|i| (((code >> (6 * i)) & 0x3F) as u8 + b'0') as char)
+        .collect();
+    RejectError {
+        sqlstate,
+        message: report.message().to_string(),
+        detail: report.detail().map(str::to_string),
     }
 }
 

@@ -47,6 +47,7 @@ mod position;
 mod progress;
 mod pump;
 mod receive;
+mod rejects;
 mod socket;
 mod source;
 pub mod spec;
@@ -138,6 +139,7 @@ pub fn run(
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
+    let source_name = source.describe();
     let (target, spec, (input, progress)) = Target::open(
         relid,
         opts.columns.as_deref(),
@@ -160,6 +162,11 @@ pub fn run(
     let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
     let input = convert_input(input, &target.encoding, threaded);
     let pos = Position::new(front.verb(), &target.relname, target.binary);
+    // the rejects table, created if missing, before the first row is read
+    let mut rejects = spec
+        .rejects
+        .as_ref()
+        .map(|name| rejects::Rejects::open(name, relid, &source_name));
     let mut stats = std::thread::scope(|scope| {
         let mut blocks = start_blocks(scope, threaded, &spec, &target, input);
         // before the guard: the position points into the current block's rows, also while an
@@ -167,6 +174,9 @@ pub fn run(
         let mut block = RowBlock::placeholder();
         let guard = ContextGuard::push(&pos);
         let mut loader = Loader::new(&target, &spec, &pos, &progress);
+        if let Some(r) = rejects.take() {
+            loader.keep_rejects(r);
+        }
         loop {
             // while the next block comes (and a client stream is read), an error is about
             // the line after the last one loaded, without its text (COPY: while reading)

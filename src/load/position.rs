@@ -108,6 +108,11 @@ impl Position {
         }
     }
 
+    /// The column the position is at (null when none): the name of a `Column` of the target.
+    pub fn column_ptr(&self) -> *const c_char {
+        self.attname.get()
+    }
+
     /// Values `value_set_null` counted so far.
     pub fn values_set_null(&self) -> u64 {
         self.set_null.get()

@@ -43,6 +43,16 @@ pub struct Input<'a> {
 }
 
 impl<'a> Source<'a> {
+    /// What the rejects table says the rows came from: the file's path, `STDIN`, or
+    /// `load_data` for a value.
+    pub fn describe(&self) -> String {
+        match self {
+            Source::File(path) => path.to_string(),
+            Source::Value(_) | Source::Text(_) => "load_data".into(),
+            Source::Client => "STDIN".into(),
+        }
+    }
+
     /// Opens the source for a load of `ncols` columns, where COPY's `BeginCopyFrom` does
     /// (after the options and columns are checked; a client is told to start sending, in
     /// `binary` or text format).

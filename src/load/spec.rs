@@ -32,6 +32,8 @@ pub struct SqlOptions {
     pub where_clause: Option<WhereClause>,
     /// ENCODING: the input's encoding (else client_encoding).
     pub encoding: Option<String>,
+    /// The rejects table (`rejects`, the COPY option REJECTS; else `fastcopy.rejects`).
+    pub rejects: Option<String>,
 }
 
 /// COPY's HEADER choice.
@@ -125,6 +127,8 @@ pub struct LoadSpec {
     pub force_null: ForceList,
     /// ENCODING's encoding id.
     pub encoding: Option<std::ffi::c_int>,
+    /// The rejects table's name, as given (`rejects.rs`).
+    pub rejects: Option<String>,
 }
 
 impl LoadSpec {
@@ -173,7 +177,19 @@ impl LoadSpec {
             }
             id
         });
+        // the rejects table: the option, else the setting for text and CSV loads that do not
+        // choose another ON_ERROR themselves (pg_restore's statements, say)
+        let rejects = o.rejects.clone().filter(|r| !r.is_empty()).or_else(|| {
+            crate::guc::rejects().filter(|_| {
+                !binary
+                    && o.on_error
+                        .as_deref()
+                        .is_none_or(|v| v.eq_ignore_ascii_case("ignore"))
+            })
+        });
         let on_error = match o.on_error.as_deref() {
+            // a rejects table keeps the rows ON_ERROR ignore skips
+            None if rejects.is_some() => OnErrorChoice::Ignore,
             None => OnErrorChoice::Stop,
             // pg_strcasecmp, as defGetCopyOnErrorChoice
             Some(v) if v.eq_ignore_ascii_case("stop") => OnErrorChoice::Stop,
@@ -203,6 +219,18 @@ impl LoadSpec {
             }
             n as u64
         });
+        if rejects.is_some() && binary {
+            refuse(
+                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+                "a rejects table cannot be used in BINARY mode",
+            );
+        }
+        if rejects.is_some() && on_error != OnErrorChoice::Ignore {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                "a rejects table requires ON_ERROR to be IGNORE",
+            );
+        }
         let reader = check_together(o, csv, binary, &words, major);
         // (COPY 17+; fastcopy offers ON_ERROR on 15 and 16 as well)
         if binary && on_error != OnErrorChoice::Stop {
@@ -233,6 +261,7 @@ impl LoadSpec {
             force_not_null: o.force_not_null.clone().unwrap_or_else(none),
             force_null: o.force_null.clone().unwrap_or_else(none),
             encoding,
+            rejects,
         }
     }
 }

@@ -1,0 +1,172 @@
+// The rejects table: the rows a load skips (values their input functions refuse, rows with
+// too few or too many fields) are kept, each with the error COPY raises for that row alone.
+// The oracle: COPY of each rejected line alone (its SQLSTATE, message and CONTEXT column), and
+// COPY of the input without the rejected lines for the rows loaded.
+
+/// The column a CONTEXT line names (`COPY t, line 1, column b: "x"`), if any.
+fn context_column(outcome: &str) -> Option<String> {
+    let at = outcome.find(", column ")? + ", column ".len();
+    let rest = &outcome[at..];
+    Some(rest[..rest.find(':')?].to_string())
+}
+
+#[pg_test]
+fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
+    make_outcome_functions();
+    Spi::run(
+        "CREATE DOMAIN fc_rj_pos AS int CHECK (VALUE > 0);
+         CREATE TABLE fc_rj_copy (a int, b numeric(5,2), c date, p fc_rj_pos, t text);
+         CREATE TABLE fc_rj_fast (LIKE fc_rj_copy);
+         CREATE TABLE fc_rj_one (LIKE fc_rj_copy);",
+    )
+    .unwrap();
+    let good = ["1\t1.5\t2024-01-01\t3\tx", "2\t\\N\t\\N\t\\N\t\\N", "3\t-99.99\t1999-12-31\t7\ty z"];
+    let bad = [
+        "x\t1\t2024-01-01\t1\tbad int",
+        "4\t1000\t2024-01-01\t1\tnumeric overflow",
+        "5\t1\t2023-02-29\t1\tbad date",
+        "6\t1\t2024-01-01\t0\tdomain check",
+        "7\t1\t2024-01-01",
+        "8\t1\t2024-01-01\t1\tt\textra",
+        "99999999999\tnope\tnope\tnope\ttwo bad values",
+    ];
+    let (mut data, mut kept, mut rejected) = (String::new(), String::new(), Vec::new());
+    for i in 0..120 {
+        let (line, is_bad) = if i % 4 == 3 {
+            (bad[i / 4 % bad.len()], true)
+        } else {
+            (good[i % good.len()], false)
+        };
+        data += line;
+        data.push('\n');
+        if is_bad {
+            rejected.push((i as i64 + 1, line));
+        } else {
+            kept += line;
+            kept.push('\n');
+        }
+    }
+    let path = scratch_file("rejects_kept", kept.as_bytes());
+    Spi::run(&format!("COPY fc_rj_copy FROM '{path}'")).unwrap();
+    let _ = std::fs::remove_file(&path);
+    let (loaded, skipped) = Spi::get_two_with_args::<i64, i64>(
+        "SELECT rows_loaded, rows_skipped FROM fastcopy.load_data('fc_rj_fast', $1, rejects => 'fc_rj_rejects')",
+        &[data.as_str().into()],
+    )
+    .unwrap();
+    assert_eq!(loaded, Some(90));
+    assert_eq!(skipped, Some(rejected.len() as i64));
+    assert_eq!(table_text("fc_rj_copy"), table_text("fc_rj_fast"));
+    // each reject as COPY sees the line alone (its line number moved to the line's own)
+    let mut diffs = Vec::new();
+    for (line, text) in &rejected {
+        Spi::run("TRUNCATE fc_rj_one").unwrap();
+        let path = scratch_file("rejects_one", format!("{text}\n").as_bytes());
+        let copy = outcome_with_context(&format!("COPY fc_rj_one FROM '{path}'"));
+        let _ = std::fs::remove_file(&path);
+        let (state, message) = {
+            let rest = copy.strip_prefix("err:").expect("COPY refuses the line");
+            (&rest[..5], rest[6..rest.find(" | ").unwrap()].to_string())
+        };
+        let want = format!(
+            "{state}|{message}|{}|{}|{}",
+            context_column(&copy).unwrap_or_default(),
+            text,
+            "skipped"
+        );
+        let got = Spi::get_one_with_args::<String>(
+            "SELECT sqlstate || '|' || message || '|' || coalesce(column_name, '') || '|'
+                    || convert_from(raw_line, 'UTF8') || '|' || action
+             FROM fc_rj_rejects WHERE line = $1",
+            &[(*line).into()],
+        )
+        .unwrap()
+        .unwrap_or_default();
+        if got != want {
+            diffs.push(format!("line {line}:\n  COPY:     {want}\n  rejects:  {got}"));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    // the rest of each reject's row: one load id and time, the relation, the source, the
+    // column's number and raw field where the error is about a value
+    let summary = Spi::get_one::<String>(
+        "SELECT count(*) || ' ' || count(DISTINCT load_id) || ' ' || count(DISTINCT load_started)
+                || ' ' || min(relation) || ' ' || min(source)
+                || ' ' || count(*) FILTER (WHERE column_name IS NULL AND attnum IS NULL AND raw_field IS NULL)
+                || ' ' || count(*) FILTER (WHERE attnum = (SELECT attnum FROM pg_attribute
+                       WHERE attrelid = 'fc_rj_fast'::regclass AND attname = column_name))
+         FROM fc_rj_rejects",
+    )
+    .unwrap()
+    .unwrap();
+    // 30 rejects; 8 of them (lines with 3 or 6 fields) about the row, 22 about a value
+    assert_eq!(summary, "30 1 1 fc_rj_fast load_data 8 22");
+    let field = Spi::get_one::<String>(
+        "SELECT convert_from(raw_field, 'UTF8') FROM fc_rj_rejects WHERE message LIKE '%date%' LIMIT 1",
+    )
+    .unwrap();
+    assert_eq!(field.as_deref(), Some("2023-02-29"));
+}
+
+#[pg_test]
+fn rejects_in_the_load_transaction_and_its_rules() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_rk (a int)").unwrap();
+    let load = |extra: &str| {
+        outcome(&format!(
+            "SELECT (fastcopy.load_data('fc_rk', E'1\\nx\\n3\\n'{extra})).rows_skipped::text"
+        ))
+    };
+    // two loads into one rejects table: two load ids
+    assert_eq!(load(", rejects => 'fc_rk_rej'"), "ok:1");
+    assert_eq!(load(", rejects => 'public.fc_rk_rej'"), "ok:1");
+    assert_eq!(
+        Spi::get_one::<i64>("SELECT count(DISTINCT load_id) FROM fc_rk_rej").unwrap(),
+        Some(2)
+    );
+    // the setting, for statements that name no table (and ON_ERROR ignore implied)
+    Spi::run("SET fastcopy.rejects = 'fc_rk_rej'").unwrap();
+    assert_eq!(load(""), "ok:1");
+    assert_eq!(
+        Spi::get_one::<i64>("SELECT count(*) FROM fc_rk_rej").unwrap(),
+        Some(3)
+    );
+    // ... but not for a load that chooses ON_ERROR stop
+    assert_eq!(
+        load(", on_error => 'stop'"),
+        "err:22P02:invalid input syntax for type integer: \"x\""
+    );
+    Spi::run("RESET fastcopy.rejects").unwrap();
+    // refusals
+    assert_eq!(
+        load(", rejects => 'fc_rk_rej', on_error => 'set_null'"),
+        "err:22023:a rejects table requires ON_ERROR to be IGNORE"
+    );
+    assert_eq!(
+        outcome(
+            "SELECT fastcopy.load_data('fc_rk', ''::bytea, format => 'binary', rejects => 'fc_rk_rej')::text"
+        ),
+        "err:0A000:a rejects table cannot be used in BINARY mode"
+    );
+    // without INSERT on the rejects table: COPY-style 42501
+    Spi::run(
+        "CREATE ROLE fc_rk_user; GRANT USAGE ON SCHEMA fastcopy TO fc_rk_user;
+         GRANT INSERT ON fc_rk TO fc_rk_user; GRANT SELECT ON fc_rk_rej TO fc_rk_user;",
+    )
+    .unwrap();
+    let denied = outcome_as(
+        "fc_rk_user",
+        "SELECT (fastcopy.load_data('fc_rk', E'x\\n', rejects => 'fc_rk_rej')).rows_skipped::text",
+    );
+    assert_eq!(denied, "err:42501:permission denied for table fc_rk_rej");
+    // rolled back with the load's transaction: a failing load leaves no rejects behind
+    Spi::run("CREATE TABLE fc_rk_nn (a int NOT NULL)").unwrap();
+    let failed = outcome(
+        "SELECT fastcopy.load_data('fc_rk_nn', E'x\\n\\\\N\\n', rejects => 'fc_rk_rej2')::text",
+    );
+    assert!(failed.starts_with("err:23502:"), "{failed}");
+    assert_eq!(
+        Spi::get_one::<bool>("SELECT to_regclass('fc_rk_rej2') IS NULL").unwrap(),
+        Some(true)
+    );
+}
