@@ -121,6 +121,21 @@ got=$(PGOPTIONS="$on=on" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-
 check "PostgreSQL 19's HEADER n regression test through the hook: its expected output" \
   '[ "$got" = "$(cat pgrx-tests/sessions/pg19/header.out)" ]' "$(diff <(echo "$got") pgrx-tests/sessions/pg19/header.out)"
 
+# 3e. the rejects table through the hook: the COPY option REJECTS from psql \copy, and the
+# setting fastcopy.rejects for a client that cannot change its statement
+psql -c "DROP TABLE IF EXISTS hk_rej, hk_rej2" >/dev/null 2>&1
+printf '1\tx\nbad\ty\n3\tz\n4\n' >"$FASTCOPY_RUN/hk-rej-$m.txt"
+r=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON_ERROR_STOP=1 \
+      -c "TRUNCATE hk2" -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt' WITH (REJECTS 'hk_rej')" \
+      -c "SELECT count(*) FROM hk2" \
+      -c "SELECT string_agg(line || ':' || sqlstate || ':' || coalesce(column_name, '-') || ':' || source, ' ' ORDER BY line) FROM hk_rej" 2>&1)
+check "\\copy with REJECTS: 2 rows loaded, lines 2 and 4 kept" \
+  '[[ "$r" == *"COPY 2"* ]] && [ "${r##*$'"'"'\n'"'"'}" = "2:22P02:a:STDIN 4:22P04:-:STDIN" ]' "$r"
+r=$(PGOPTIONS="$on=on -c fastcopy.rejects=hk_rej2" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON_ERROR_STOP=1 \
+      -c "TRUNCATE hk2" -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt'" \
+      -c "SELECT count(*) FROM hk_rej2" 2>&1)
+check "fastcopy.rejects for an unchanged \\copy: its 2 bad rows kept" '[[ "$r" == *"COPY 2"* ]] && [ "${r##*$'"'"'\n'"'"'}" = 2 ]' "$r"
+
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;
