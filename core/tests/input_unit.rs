@@ -670,7 +670,11 @@ fn header_lines_are_skipped_and_counted() {
         let out = run(data, o);
         let want: Vec<u64> = (n + 1..=4).collect();
         assert_eq!(out.lines(), want, "HEADER {n}");
-        assert_eq!(out.ok().len(), 4usize.saturating_sub(n as usize), "HEADER {n}");
+        assert_eq!(
+            out.ok().len(),
+            4usize.saturating_sub(n as usize),
+            "HEADER {n}"
+        );
     }
     let mut o = text();
     o.header = 3;

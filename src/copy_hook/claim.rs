@@ -432,7 +432,10 @@ unsafe fn header_of(node: *mut pg_sys::Node) -> Option<Header> {
             };
         }
         let text = string_of(node);
-        if text.as_deref().is_some_and(|s| s.eq_ignore_ascii_case("match")) {
+        if text
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case("match"))
+        {
             return Some(Header::Match);
         }
         // (19 takes an integer given as a string, `HEADER '2'`, too)

@@ -202,8 +202,7 @@ pub fn run(
     target.close();
     drop(progress);
     if spec.log_verbosity >= LogVerbosity::Default {
-        report_skipped(stats.rows_skipped);
-        report_set_null(stats.rows_set_null);
+        report_on_error(stats.rows_skipped, stats.rows_set_null);
     }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
@@ -285,36 +284,29 @@ fn convert_input<'a>(
     input
 }
 
-/// PostgreSQL 19's closing NOTICE for rows with values `on_error => 'set_null'` made NULL.
-fn report_set_null(n: u64) {
-    if n == 0 {
-        return;
+/// The closing NOTICEs of ON_ERROR: rows `ignore` skipped (COPY's), rows in which `set_null`
+/// made values NULL (PostgreSQL 19's); none for 0 rows.
+fn report_on_error(skipped: u64, set_null: u64) {
+    let notices = [
+        (
+            skipped,
+            "{n} row was skipped due to data type incompatibility",
+            "{n} rows were skipped due to data type incompatibility",
+        ),
+        (
+            set_null,
+            "in {n} row, columns were set to null due to data type incompatibility",
+            "in {n} rows, columns were set to null due to data type incompatibility",
+        ),
+    ];
+    for (n, one, many) in notices {
+        if n > 0 {
+            let text = if n == 1 { one } else { many };
+            pgrx::ereport!(
+                PgLogLevel::NOTICE,
+                PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+                text.replace("{n}", &n.to_string())
+            );
+        }
     }
-    let msg = if n == 1 {
-        format!("in {n} row, columns were set to null due to data type incompatibility")
-    } else {
-        format!("in {n} rows, columns were set to null due to data type incompatibility")
-    };
-    pgrx::ereport!(
-        PgLogLevel::NOTICE,
-        PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
-        msg
-    );
-}
-
-/// COPY's closing NOTICE for rows `on_error => 'ignore'` skipped.
-fn report_skipped(n: u64) {
-    if n == 0 {
-        return;
-    }
-    let msg = if n == 1 {
-        format!("{n} row was skipped due to data type incompatibility")
-    } else {
-        format!("{n} rows were skipped due to data type incompatibility")
-    };
-    pgrx::ereport!(
-        PgLogLevel::NOTICE,
-        PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
-        msg
-    );
 }

@@ -91,21 +91,22 @@ impl Rejects {
                  sqlstate text NOT NULL, message text NOT NULL, detail text,
                  action text NOT NULL)"
         ))
-        .unwrap_or_else(|e| crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
+        .unwrap_or_else(|e| {
+            crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string())
+        });
         Rejects::with_table(table, relid, source)
     }
 
     /// The load's id, start time and relation, for the rows it will append to `table`.
     fn with_table(table: String, relid: pg_sys::Oid, source: &str) -> Rejects {
-        let (load_id, started, relation) = Spi::get_three_with_args::<
-            i64,
-            pgrx::datum::TimestampWithTimeZone,
-            String,
-        >(
-            "SELECT nextval('fastcopy.load_id'), statement_timestamp(), $1::regclass::text",
-            &[relid.into()],
-        )
-        .unwrap_or_else(|e| crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
+        let (load_id, started, relation) =
+            Spi::get_three_with_args::<i64, pgrx::datum::TimestampWithTimeZone, String>(
+                "SELECT nextval('fastcopy.load_id'), statement_timestamp(), $1::regclass::text",
+                &[relid.into()],
+            )
+            .unwrap_or_else(|e| {
+                crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string())
+            });
         Rejects {
             table,
             load_id: load_id.unwrap_or_default(),
@@ -191,6 +192,8 @@ impl Rejects {
                 details.into(),
             ],
         )
-        .unwrap_or_else(|e| crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
+        .unwrap_or_else(|e| {
+            crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string())
+        });
     }
 }
