@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 MAJOR ?= 17
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types fmt start stop psql fuzz fuzz-sql
+.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types bench-dirty fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
@@ -35,7 +35,7 @@ demo:
 install: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
+bench: bench-dirty bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
 
 bench-parse: setup
 	bench/parse.sh
@@ -97,3 +97,7 @@ fuzz:
 ## COPY FROM STDIN into twin tables; counts in bench/results/fuzz.md
 fuzz-sql:
 	scripts/fuzz_sql.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
+
+## 1 M rows with 1% bad values: COPY ON_ERROR ignore vs fastcopy ignore and a rejects table (17, 18)
+bench-dirty: setup
+	bench/dirty.sh

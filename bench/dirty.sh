@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Dirty data (#38): 1,000,000 rows of three ints, 1% of them with a value int refuses, into an
+# UNLOGGED table: COPY with ON_ERROR ignore (17+) vs fastcopy.load with on_error => 'ignore'
+# and with a rejects table (rejects => ..., dropped before each load). Wall ms around psql
+# (connection included, the same for each), median of ROUNDS (default 7) after a warm-up,
+# each loader once per round.
+#   bench/dirty.sh [majors...]      default: 17 18
+set -euo pipefail
+here="$(cd "$(dirname "$0")" && pwd)"
+cd "$here/.."
+. scripts/env.sh
+. bench/lib.sh
+majors=(${@:-17 18})
+rounds=${ROUNDS:-7}
+for m in "${majors[@]}"; do
+  use_major "$m" >/dev/null
+  f=$FASTCOPY_RUN/dirty-1m.txt
+  awk 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) {
+         b = int(rand() * 2000000000) - 1000000000; c = int(rand() * 1000);
+         if (i % 100 == 37) printf "%d\tx%d\t%d\n", i, b, c; else printf "%d\t%d\t%d\n", i, b, c } }' >"$f"
+  psql -c "DROP TABLE IF EXISTS dt, dt_rej" -c "CREATE UNLOGGED TABLE dt (a int, b int, c int)" >/dev/null
+  declare -A t=()
+  for r in $(seq 0 "$rounds"); do
+    for k in copy ignore rejects; do
+      case $k in
+        copy) q="COPY dt FROM '$f' (ON_ERROR ignore)" ;;
+        ignore) q="SELECT fastcopy.load('dt', '$f', on_error => 'ignore')" ;;
+        rejects) q="SELECT fastcopy.load('dt', '$f', rejects => 'dt_rej')" ;;
+      esac
+      psql -c "TRUNCATE dt" -c "DROP TABLE IF EXISTS dt_rej" >/dev/null 2>&1
+      s=$(date +%s%N)
+      psql -c "SET client_min_messages = warning" -c "$q" >/dev/null
+      e=$(( ($(date +%s%N) - s) / 1000000 ))
+      [ "$r" -gt 0 ] && t[$k]+="$e "
+    done
+  done
+  c=$(median ${t[copy]}); i=$(median ${t[ignore]}); j=$(median ${t[rejects]})
+  echo "PostgreSQL $m, 1 M rows, 1% bad: COPY ON_ERROR ignore $c ms; fastcopy on_error ignore $i ms ($(printf %.2f "$(ratio "$c" "$i")")×); fastcopy with a rejects table $j ms ($(printf %.2f "$(ratio "$c" "$j")")×)"
+  psql -c "DROP TABLE IF EXISTS dt, dt_rej" >/dev/null
+  unset t
+done
