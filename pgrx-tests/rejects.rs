@@ -101,6 +101,31 @@ fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
     .unwrap();
     // 30 rejects; 8 of them (lines with 3 or 6 fields) about the row, 22 about a value
     assert_eq!(summary, "30 1 1 fc_rj_fast load_data 8 22");
+    // a target on the executor path (a BEFORE ROW trigger): the same rows, the same rejects
+    Spi::run(
+        "CREATE TABLE fc_rj_trig (LIKE fc_rj_copy);
+         CREATE FUNCTION fc_rj_same() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;
+         CREATE TRIGGER fc_rj_same BEFORE INSERT ON fc_rj_trig FOR EACH ROW EXECUTE FUNCTION fc_rj_same();",
+    )
+    .unwrap();
+    Spi::run_with_args(
+        "SELECT fastcopy.load_data('fc_rj_trig', $1, rejects => 'fc_rj_rejects2')",
+        &[data.as_str().into()],
+    )
+    .unwrap();
+    assert_eq!(table_text("fc_rj_copy"), table_text("fc_rj_trig"));
+    let same = Spi::get_one::<bool>(
+        "SELECT NOT EXISTS (
+             (SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects
+              EXCEPT ALL
+              SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2)
+             UNION ALL
+             (SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2
+              EXCEPT ALL
+              SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects))",
+    )
+    .unwrap();
+    assert_eq!(same, Some(true), "rejects of the executor path differ");
     let field = Spi::get_one::<String>(
         "SELECT convert_from(raw_field, 'UTF8') FROM fc_rj_rejects WHERE message LIKE '%date%' LIMIT 1",
     )

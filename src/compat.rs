@@ -193,7 +193,8 @@ pub const SOFT_INPUT: bool = cfg!(not(feature = "pg15"));
 
 /// Calls a type's input function, turning a failed conversion into `None` instead of an ERROR
 /// (`on_error => 'ignore'`). 16+: the soft-error path (`InputFunctionCallSafe`), as COPY 17
-/// does. 15 has none: the call runs in a subtransaction that is rolled back on ERROR.
+/// does. 15 has none: the call runs in a subtransaction that is rolled back on ERROR. With
+/// `details`, the error (SQLSTATE, message, detail) is kept for [`take_refusal`].
 ///
 /// # Safety
 /// `flinfo` is an input function's; `s` is NUL-terminated or NULL.
@@ -202,28 +203,43 @@ pub unsafe fn input_soft(
     s: *mut std::ffi::c_char,
     typioparam: pg_sys::Oid,
     typmod: i32,
+    details: bool,
 ) -> Option<pg_sys::Datum> {
     // SAFETY: `flinfo` and `s` are valid as the # Safety section requires. 16+: `escontext`
     // and `out` are locals that outlive the call; `escontext` is a zeroed `ErrorSaveContext`
-    // with its node tag set (no details wanted), as the soft-error API needs. 15: the same
-    // arguments go to `input_marked`.
+    // with its node tag set, as the soft-error API needs; with details wanted, a failed call
+    // leaves a palloc'd `ErrorData` in it (its strings NUL-terminated or null), read here and
+    // left to the current memory context. 15: the same arguments go to `input_marked`.
     unsafe {
         #[cfg(not(feature = "pg15"))]
         {
             let mut escontext = pg_sys::ErrorSaveContext {
                 type_: pg_sys::NodeTag::T_ErrorSaveContext,
+                details_wanted: details,
                 ..Default::default()
             };
             let mut out = pg_sys::Datum::from(0usize);
-            pg_sys::InputFunctionCallSafe(
+            let ok = pg_sys::InputFunctionCallSafe(
                 flinfo,
                 s,
                 typioparam,
                 typmod,
                 &raw mut escontext as *mut pg_sys::Node,
                 &mut out,
-            )
-            .then_some(out)
+            );
+            if !ok && details && !escontext.error_data.is_null() {
+                let e = &*escontext.error_data;
+                let text = |p: *const std::ffi::c_char| {
+                    (!p.is_null())
+                        .then(|| std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
+                };
+                keep_refusal(Refusal {
+                    sqlstate: e.sqlerrcode,
+                    message: text(e.message).unwrap_or_default(),
+                    detail: text(e.detail),
+                });
+            }
+            ok.then_some(out)
         }
         #[cfg(feature = "pg15")]
         {
@@ -231,11 +247,41 @@ pub unsafe fn input_soft(
             // errors do on 16+: a cancel, a timeout or an out-of-memory still stops the load.
             match in_subtransaction(|| input_marked(flinfo, s, typioparam, typmod)) {
                 Ok(d) => Some(d),
-                Err(e) if input_failed() && is_data_error(&e) => None,
+                Err(e) if input_failed() && is_data_error(&e) => {
+                    if details && let pgrx::pg_sys::panic::CaughtError::PostgresError(r) = &e {
+                        keep_refusal(Refusal {
+                            sqlstate: r.sql_error_code() as i32,
+                            message: r.message().to_string(),
+                            detail: r.detail().map(str::to_string),
+                        });
+                    }
+                    None
+                }
                 Err(e) => e.rethrow(),
             }
         }
     }
+}
+
+/// An input function's refusal of a value, kept by [`input_soft`] when details are wanted.
+pub struct Refusal {
+    /// The packed SQLSTATE (`MAKE_SQLSTATE`).
+    pub sqlstate: i32,
+    pub message: String,
+    pub detail: Option<String>,
+}
+
+thread_local! {
+    static REFUSAL: std::cell::RefCell<Option<Refusal>> = const { std::cell::RefCell::new(None) };
+}
+
+fn keep_refusal(r: Refusal) {
+    REFUSAL.with(|c| *c.borrow_mut() = Some(r));
+}
+
+/// The last refusal [`input_soft`] kept (taken: the next call finds none).
+pub fn take_refusal() -> Option<Refusal> {
+    REFUSAL.with(|c| c.borrow_mut().take())
 }
 
 /// Set while `input_marked` is inside an input function (see `input_failed`).

@@ -439,8 +439,9 @@ pub enum OnError {
     /// ERROR, the load stops (COPY's default).
     Stop,
     /// The row is skipped: ints by the parser's error value, other types through
-    /// `compat::input_soft` (16+: soft errors).
-    Ignore,
+    /// `compat::input_soft` (16+: soft errors); `keep`: the input function's error is kept
+    /// for the rejects table (`compat::take_refusal`).
+    Ignore { keep: bool },
     /// PostgreSQL 15, which has no soft errors, on the short path: the loader converts runs of
     /// rows in one subtransaction each (`Loader::load_run_rollback`), and an input function's
     /// ERROR rolls it back and skips its row.
@@ -636,7 +637,7 @@ fn convert(
         Err((e, type_name)) => match on_error {
             OnError::Stop => raise_int_error(e, bytes, type_name),
             OnError::SetNull { verbose } => Some(set_null(col, pos, verbose)),
-            OnError::Ignore | OnError::Rollback => None,
+            OnError::Ignore { .. } | OnError::Rollback => None,
         },
     }
 }
@@ -731,9 +732,8 @@ fn input(
     unsafe {
         match on_error {
             OnError::Stop => Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod)),
-            OnError::Ignore | OnError::SetNull { .. } => {
-                compat::input_soft(fl, s, typioparam, typmod)
-            }
+            OnError::Ignore { keep } => compat::input_soft(fl, s, typioparam, typmod, keep),
+            OnError::SetNull { .. } => compat::input_soft(fl, s, typioparam, typmod, false),
             OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
         }
     }

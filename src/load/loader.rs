@@ -67,7 +67,7 @@ impl<'a> Loader<'a> {
             formed_runs: batch.takes_formed_runs(target),
             batch,
             stats: LoadStats::default(),
-            on_error: choose_on_error(spec.on_error, spec.log_verbosity, target),
+            on_error: choose_on_error(spec.on_error, spec, target),
             log_verbosity: spec.log_verbosity,
             reject_limit: spec.reject_limit,
             values: Values::new(target.natts),
@@ -394,6 +394,20 @@ impl Loader<'_> {
     #[inline(never)]
     fn capture_reject(&mut self, block: &RowBlock, r: usize) {
         let (target, pos, row) = (self.target, self.pos, &block.rows()[r]);
+        // the input function's own refusal (kept by the soft-error call), or an integer the
+        // parser refused: its error as the server words it, without converting again
+        let refusal = compat::take_refusal();
+        if let Some(refusal) = refusal {
+            let error = RejectError {
+                sqlstate: sqlstate_text(refusal.sqlstate),
+                message: refusal.message,
+                detail: refusal.detail,
+            };
+            return self.record_reject(block, r, error);
+        }
+        if let Some(error) = self.int_refusal(row) {
+            return self.record_reject(block, r, error);
+        }
         let Values { datums, nulls } = &mut self.values;
         let arena = &mut self.batch.arena;
         let again = compat::in_subtransaction(std::panic::AssertUnwindSafe(|| {
@@ -419,6 +433,44 @@ impl Loader<'_> {
             },
         };
         self.record_reject(block, r, error);
+    }
+
+    /// The error the server raises for the integer field the position is at, when that is
+    /// what the row was refused for (its text, for a value in UTF-8 as the message shows it).
+    fn int_refusal(&self, row: &fastcopy_core::input::Row) -> Option<RejectError> {
+        use fastcopy_core::int;
+        let at = self.pos.column_ptr();
+        let i = self
+            .target
+            .columns
+            .iter()
+            .position(|c| c.name.as_ptr() == at)?;
+        let fastcopy_core::input::Field::Value(bytes) = row.field(i) else {
+            return None;
+        };
+        let grammar = crate::parse::SERVER_GRAMMAR;
+        let (err, type_name) = match self.target.columns[i].conv {
+            Converter::Int2 => (int::parse_i16(bytes, grammar).err()?, "smallint"),
+            Converter::Int4 => (int::parse_i32(bytes, grammar).err()?, "integer"),
+            Converter::Int8 => (int::parse_i64(bytes, grammar).err()?, "bigint"),
+            _ => return None,
+        };
+        let shown = std::str::from_utf8(bytes).ok()?;
+        let (sqlstate, message) = match err {
+            int::IntError::InvalidSyntax => (
+                "22P02",
+                format!("invalid input syntax for type {type_name}: \"{shown}\""),
+            ),
+            int::IntError::OutOfRange => (
+                "22003",
+                format!("value \"{shown}\" is out of range for type {type_name}"),
+            ),
+        };
+        Some(RejectError {
+            sqlstate: sqlstate.into(),
+            message,
+            detail: None,
+        })
     }
 
     /// Keeps row `r` of `block` as a reject with `error`, at the column the position is at.
@@ -449,16 +501,18 @@ fn reject_error(e: pgrx::pg_sys::panic::CaughtError) -> RejectError {
         CaughtError::PostgresError(r) | CaughtError::ErrorReport(r) => r,
         e @ CaughtError::RustPanic { .. } => e.rethrow(),
     };
-    let code = report.sql_error_code() as i32;
-    // PGUNSIXBIT: five characters of six bits each, the first in the low bits
-    let sqlstate = (0..5)
-        .map(|i| (((code >> (6 * i)) & 0x3F) as u8 + b'0') as char)
-        .collect();
     RejectError {
-        sqlstate,
+        sqlstate: sqlstate_text(report.sql_error_code() as i32),
         message: report.message().to_string(),
         detail: report.detail().map(str::to_string),
     }
+}
+
+/// A packed SQLSTATE as its five characters (PGUNSIXBIT: six bits each, the first lowest).
+fn sqlstate_text(code: i32) -> String {
+    (0..5)
+        .map(|i| (((code >> (6 * i)) & 0x3F) as u8 + b'0') as char)
+        .collect()
 }
 
 /// A cancel, a timeout or a termination is waiting for `CHECK_FOR_INTERRUPTS`.
@@ -470,7 +524,7 @@ pub(super) fn interrupt_pending() -> bool {
 }
 
 /// How `on_error` is carried out for this target.
-fn choose_on_error(choice: OnErrorChoice, verbosity: LogVerbosity, target: &Target) -> OnError {
+fn choose_on_error(choice: OnErrorChoice, spec: &LoadSpec, target: &Target) -> OnError {
     let inputs = target
         .columns
         .iter()
@@ -478,10 +532,12 @@ fn choose_on_error(choice: OnErrorChoice, verbosity: LogVerbosity, target: &Targ
     match choice {
         OnErrorChoice::Stop => OnError::Stop,
         OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,
-        OnErrorChoice::Ignore => OnError::Ignore,
+        OnErrorChoice::Ignore => OnError::Ignore {
+            keep: spec.rejects.is_some(),
+        },
         // (15: a subtransaction per value that goes to an input function: the row stays)
         OnErrorChoice::SetNull => OnError::SetNull {
-            verbose: verbosity == LogVerbosity::Verbose,
+            verbose: spec.log_verbosity == LogVerbosity::Verbose,
         },
     }
 }
