@@ -136,6 +136,19 @@ r=$(PGOPTIONS="$on=on -c fastcopy.rejects=hk_rej2" "$bindir/psql" "${sock[@]}" -
       -c "SELECT count(*) FROM hk_rej2" 2>&1)
 check "fastcopy.rejects for an unchanged \\copy: its 2 bad rows kept" '[[ "$r" == *"COPY 2"* ]] && [ "${r##*$'"'"'\n'"'"'}" = 2 ]' "$r"
 
+# two loads at once into one rejects table that does not exist yet: both load, both keep
+# their rejects (two load ids), no catalog conflict
+psql -c "DROP TABLE IF EXISTS hk_rej3" >/dev/null 2>&1
+for k in 1 2; do
+  PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON_ERROR_STOP=1 \
+    -c "BEGIN" -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt' WITH (REJECTS 'hk_rej3')" \
+    -c "SELECT pg_sleep(0.5)" -c "COMMIT" >"$FASTCOPY_RUN/hk-rej3-$k.out" 2>&1 &
+done
+wait
+r=$(psql -c "SELECT count(*) || ' ' || count(DISTINCT load_id) FROM hk_rej3")
+check "two loads at once creating one rejects table: 4 rows, 2 load ids ($r)" '[ "$r" = "4 2" ]' \
+  "$(cat "$FASTCOPY_RUN"/hk-rej3-*.out)"
+
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
 SET client_min_messages = warning;

@@ -10,8 +10,9 @@
 //! and inserted through SPI in one statement per [`FLUSH_AT`] rejects and at the end of the
 //! load, between batches (no buffer is locked then).
 //!
-//! The table, created if missing (`CREATE TABLE IF NOT EXISTS`, as the caller, who needs
-//! CREATE on the schema; appending needs INSERT on it, else COPY-style 42501):
+//! The table, created if missing (as the caller, who needs CREATE on the schema; loads that
+//! would create it at once are serialized by an advisory lock on its name), appended to
+//! (INSERT on it, else COPY-style 42501):
 //! ```sql
 //! load_id bigint, load_started timestamptz, relation text, source text, line bigint,
 //! byte_offset bigint, column_name text, attnum int, raw_field bytea, raw_line bytea,
@@ -73,14 +74,30 @@ impl Rejects {
         });
         // (an existing table is only appended to: CREATE TABLE IF NOT EXISTS would ask for
         // CREATE on its schema all the same)
-        let exists = Spi::get_one_with_args::<bool>(
-            "SELECT to_regclass($1) IS NOT NULL",
+        let exists = || {
+            Spi::get_one_with_args::<bool>(
+                "SELECT to_regclass($1) IS NOT NULL",
+                &[table.as_str().into()],
+            )
+            .ok()
+            .flatten()
+            .unwrap_or(false)
+        };
+        if exists() {
+            return Rejects::with_table(table, relid, source);
+        }
+        // Two loads that both find no table would both create it, and the second fail on
+        // the catalog's unique index: the creation is serialized by a transaction-level
+        // advisory lock on the name, and the name looked up again under it (a load that
+        // waited finds the table once the first load's transaction has committed).
+        Spi::run_with_args(
+            "SELECT pg_advisory_xact_lock(hashtext('fastcopy.rejects'), hashtext($1))",
             &[table.as_str().into()],
         )
-        .ok()
-        .flatten()
-        .unwrap_or(false);
-        if exists {
+        .unwrap_or_else(|e| {
+            crate::error::raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string())
+        });
+        if exists() {
             return Rejects::with_table(table, relid, source);
         }
         Spi::run(&format!(
