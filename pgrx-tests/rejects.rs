@@ -195,3 +195,35 @@ fn rejects_in_the_load_transaction_and_its_rules() {
         Some(true)
     );
 }
+
+/// A CSV quote left open runs to the end of the input: COPY fails there; with a rejects table
+/// the rows before it load and that last row is kept, with COPY's error and line.
+#[pg_test]
+fn rejects_keep_an_unterminated_csv_quote() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_rq (a int, b text); CREATE TABLE fc_rq_copy (a int, b text)").unwrap();
+    let data = "1,a\n2,\"b\n3,c\n";
+    let path = scratch_file("rejects_quote", data.as_bytes());
+    let copy = outcome_with_context(&format!("COPY fc_rq_copy FROM '{path}' (FORMAT csv)"));
+    let _ = std::fs::remove_file(&path);
+    let rest = copy.strip_prefix("err:").expect("COPY fails");
+    let (state, message) = (&rest[..5], &rest[6..rest.find(" | ").unwrap()]);
+    let line: i64 = {
+        let at = copy.find(", line ").unwrap() + ", line ".len();
+        copy[at..].split(|c: char| !c.is_ascii_digit()).next().unwrap().parse().unwrap()
+    };
+    let (loaded, skipped) = Spi::get_two_with_args::<i64, i64>(
+        "SELECT rows_loaded, rows_skipped FROM fastcopy.load_data('fc_rq', $1, format => 'csv', rejects => 'fc_rq_rej')",
+        &[data.into()],
+    )
+    .unwrap();
+    assert_eq!((loaded, skipped), (Some(1), Some(1)));
+    assert_eq!(table_text("fc_rq"), "(1,a)");
+    let got = Spi::get_one::<String>(
+        "SELECT line || '|' || sqlstate || '|' || message || '|' || (column_name IS NULL)
+                || '|' || (convert_from(raw_line, 'UTF8') LIKE '2,\"b%') FROM fc_rq_rej",
+    )
+    .unwrap()
+    .unwrap();
+    assert_eq!(got, format!("{line}|{state}|{message}|true|true"));
+}

@@ -109,6 +109,29 @@ impl<'a> Loader<'a> {
                 self.stats.bytes_read = block.bytes_read;
                 true
             }
+            Some(Err(e))
+                if self.rejects.is_some()
+                    && matches!(
+                        e.kind,
+                        fastcopy_core::input::InputErrorKind::UnterminatedCsvQuote
+                    ) =>
+            {
+                // a CSV quote left open runs to the end of the input: with a rejects table
+                // that last row is kept as a reject, and the load ends there
+                let error = RejectError {
+                    sqlstate: e.sqlstate().to_string(),
+                    message: e.message(),
+                    detail: None,
+                };
+                if let Some(rejects) = &mut self.rejects {
+                    let raw = e.raw_line.as_deref().unwrap_or_default();
+                    rejects.record(e.line, None, None, raw, error);
+                }
+                self.skipping_structure = true;
+                self.skip_row();
+                self.stats.bytes_read = block.bytes_read;
+                true
+            }
             Some(Err(e)) => {
                 if let Some(partial) = e.partial.as_deref().filter(|_| !self.target.binary) {
                     // a bad escaped field: the server checks the DEFAULT markers of the
