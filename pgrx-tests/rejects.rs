@@ -227,3 +227,34 @@ fn rejects_keep_an_unterminated_csv_quote() {
     .unwrap();
     assert_eq!(got, format!("{line}|{state}|{message}|true|true"));
 }
+
+/// REJECT_RATIO: the share of the rows read a load may skip, checked at its end.
+#[pg_test]
+fn reject_ratio_fails_a_load_that_skips_more() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_rr (a int)").unwrap();
+    let load = |extra: &str| {
+        outcome(&format!(
+            "SELECT (fastcopy.load_data('fc_rr', E'x\\n1\\n2\\n3\\n'{extra})).rows_skipped::text"
+        ))
+    };
+    // 1 of 4 rows skipped: within 0.3, more than 0.2
+    assert_eq!(load(", on_error => 'ignore', reject_ratio => 0.3"), "ok:1");
+    assert_eq!(
+        load(", on_error => 'ignore', reject_ratio => 0.2"),
+        "err:22P02:skipped more than REJECT_RATIO (0.2) of the rows read due to data type incompatibility"
+    );
+    assert_eq!(load(", rejects => 'fc_rr_rej', reject_ratio => 0.25"), "ok:1");
+    assert_eq!(
+        load(", reject_ratio => 0.5"),
+        "err:22023:REJECT_RATIO requires ON_ERROR to be set to IGNORE"
+    );
+    for bad in ["0", "1", "-0.5"] {
+        assert_eq!(
+            load(&format!(", on_error => 'ignore', reject_ratio => {bad}")),
+            format!("err:22023:REJECT_RATIO ({}) must be greater than zero and less than one", bad.parse::<f64>().unwrap())
+        );
+    }
+    // the failed load left nothing
+    assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_rr").unwrap(), Some(2 * 3));
+}

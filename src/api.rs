@@ -114,6 +114,7 @@ macro_rules! load_function {
             encoding: default!(Option<String>, "NULL"),
             header_lines: default!(Option<i64>, "NULL"),
             rejects: default!(Option<String>, "NULL"),
+            reject_ratio: default!(Option<f64>, "NULL"),
         ) -> pgrx::composite_type!('static, "fastcopy.load_result") {
             let opts = SqlOptions {
                 columns,
@@ -133,6 +134,7 @@ macro_rules! load_function {
                 where_clause: where_clause.map(WhereClause::Text),
                 encoding,
                 rejects,
+                reject_ratio,
             };
             let relid = target_oid(target);
             let source = $source($data);

@@ -136,6 +136,10 @@ r=$(PGOPTIONS="$on=on -c fastcopy.rejects=hk_rej2" "$bindir/psql" "${sock[@]}" -
       -c "SELECT count(*) FROM hk_rej2" 2>&1)
 check "fastcopy.rejects for an unchanged \\copy: its 2 bad rows kept" '[[ "$r" == *"COPY 2"* ]] && [ "${r##*$'"'"'\n'"'"'}" = 2 ]' "$r"
 
+r=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At \
+      -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt' WITH (REJECTS 'hk_rej', REJECT_RATIO 0.4)" 2>&1)
+check "REJECT_RATIO 0.4 with 2 of 4 rows skipped: the load fails" '[[ "$r" == *"skipped more than REJECT_RATIO (0.4)"* ]]' "$r"
+
 # two loads at once into one rejects table that does not exist yet: both load, both keep
 # their rejects (two load ids), no catalog conflict
 psql -c "DROP TABLE IF EXISTS hk_rej3" >/dev/null 2>&1

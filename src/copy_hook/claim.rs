@@ -534,6 +534,7 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
             "encoding" => o.encoding = Some(text()?),
             // fastcopy's own: the rejects table
             "rejects" => o.rejects = Some(text()?),
+            "reject_ratio" => o.reject_ratio = Some(text()?.parse().map_err(|_| bad())?),
             "default" | "reject_limit" => {
                 return Err(HandOver::NotInVersion(name, major));
             }

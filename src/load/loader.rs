@@ -35,6 +35,7 @@ pub struct Loader<'a> {
     on_error: OnError,
     log_verbosity: LogVerbosity,
     reject_limit: Option<u64>,
+    reject_ratio: Option<f64>,
     values: Values,
     /// `OnError::Rollback`: the row after the one being loaded, where a run resumes after a
     /// rejected value rolled its subtransaction back.
@@ -70,6 +71,7 @@ impl<'a> Loader<'a> {
             on_error: choose_on_error(spec.on_error, spec, target),
             log_verbosity: spec.log_verbosity,
             reject_limit: spec.reject_limit,
+            reject_ratio: spec.reject_ratio,
             values: Values::new(target.natts),
             resume: 0,
             rejects: None,
@@ -164,6 +166,7 @@ impl<'a> Loader<'a> {
         if let Some(rejects) = &mut self.rejects {
             rejects.flush();
         }
+        self.check_reject_ratio();
         self.progress
             .update(self.stats.bytes_read, self.stats.rows_loaded);
         self.batch.finish(self.target);
@@ -383,6 +386,25 @@ impl<'a> Loader<'a> {
 }
 
 impl Loader<'_> {
+    /// REJECT_RATIO, at the end of the load: more than that share of the rows read skipped
+    /// fails it (as REJECT_LIMIT's error, 22P02).
+    fn check_reject_ratio(&self) {
+        let Some(ratio) = self.reject_ratio else {
+            return;
+        };
+        let s = &self.stats;
+        let read = s.rows_loaded + s.rows_skipped + s.rows_excluded;
+        if s.rows_skipped as f64 > ratio * read as f64 {
+            crate::error::raise_detail(
+                PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
+                format!(
+                    "skipped more than REJECT_RATIO ({ratio}) of the rows read due to data type incompatibility"
+                ),
+                format!("{} of {read} rows were skipped.", s.rows_skipped),
+            );
+        }
+    }
+
     /// With a rejects table: row `r` has fewer or more fields than there are columns, which
     /// COPY raises (22P04) before it converts anything; kept as a reject, with COPY's message.
     #[inline(never)]

@@ -29,6 +29,8 @@ pub struct SqlOptions {
     pub force_null: Option<ForceList>,
     pub log_verbosity: Option<String>,
     pub reject_limit: Option<i64>,
+    /// fastcopy's REJECT_RATIO: the share of the rows read that may be skipped.
+    pub reject_ratio: Option<f64>,
     pub where_clause: Option<WhereClause>,
     /// ENCODING: the input's encoding (else client_encoding).
     pub encoding: Option<String>,
@@ -118,6 +120,9 @@ pub struct LoadSpec {
     pub log_verbosity: LogVerbosity,
     /// With `on_error` ignore: the load fails once more rows than this were skipped.
     pub reject_limit: Option<u64>,
+    /// With `on_error` ignore: the load fails at its end if more than this share of the rows
+    /// read were skipped.
+    pub reject_ratio: Option<f64>,
     /// HEADER MATCH: the reader checks the header's names (given to it by `start_blocks`,
     /// which knows the columns).
     pub header_match: bool,
@@ -231,6 +236,14 @@ impl LoadSpec {
                 "a rejects table requires ON_ERROR to be IGNORE",
             );
         }
+        let reject_ratio = o.reject_ratio.inspect(|&r| {
+            if !(r > 0.0 && r < 1.0) {
+                refuse(
+                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                    &format!("REJECT_RATIO ({r}) must be greater than zero and less than one"),
+                );
+            }
+        });
         let reader = check_together(o, csv, binary, &words, major);
         // (COPY 17+; fastcopy offers ON_ERROR on 15 and 16 as well)
         if binary && on_error != OnErrorChoice::Stop {
@@ -246,6 +259,12 @@ impl LoadSpec {
                 "COPY REJECT_LIMIT requires ON_ERROR to be set to IGNORE",
             );
         }
+        if reject_ratio.is_some() && on_error != OnErrorChoice::Ignore {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                "REJECT_RATIO requires ON_ERROR to be set to IGNORE",
+            );
+        }
         let none = || ForceList::Columns(Vec::new());
         LoadSpec {
             format: if binary {
@@ -257,6 +276,7 @@ impl LoadSpec {
             on_error,
             log_verbosity,
             reject_limit,
+            reject_ratio,
             header_match: o.header == Some(Header::Match),
             force_not_null: o.force_not_null.clone().unwrap_or_else(none),
             force_null: o.force_null.clone().unwrap_or_else(none),
