@@ -101,13 +101,21 @@ def outcome(conn, run):
         with conn.transaction():
             run()
         return "ok"
-    except psycopg.OperationalError:
-        raise
+    except psycopg.OperationalError as e:
+        # a lost connection; psycopg also maps some server errors to OperationalError (class
+        # 54, "array bound is out of integer range", say): those are outcomes like any other
+        if conn.broken or conn.closed:
+            raise
+        return error_outcome(e)
     except psycopg.Error as e:
-        ctx = (e.diag.context or "").split("\n")[0]
-        if ctx.startswith("fastcopy.load "):  # the functions' CONTEXT names them where COPY says COPY
-            ctx = "COPY " + ctx[len("fastcopy.load "):]
-        return (e.sqlstate, e.diag.message_primary, ctx)
+        return error_outcome(e)
+
+
+def error_outcome(e):
+    ctx = (e.diag.context or "").split("\n")[0]
+    if ctx.startswith("fastcopy.load "):  # the functions' CONTEXT names them where COPY says COPY
+        ctx = "COPY " + ctx[len("fastcopy.load "):]
+    return (e.sqlstate, e.diag.message_primary, ctx)
 
 
 def connect():
