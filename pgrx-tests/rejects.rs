@@ -184,12 +184,13 @@ fn rejects_in_the_load_transaction_and_its_rules() {
         "SELECT (fastcopy.load_data('fc_rk', E'x\\n', rejects => 'fc_rk_rej')).rows_skipped::text",
     );
     assert_eq!(denied, "err:42501:permission denied for table fc_rk_rej");
-    // rolled back with the load's transaction: a failing load leaves no rejects behind
-    Spi::run("CREATE TABLE fc_rk_nn (a int NOT NULL)").unwrap();
+    // rolled back with the load's transaction: a failing load (a unique violation, which is
+    // not kept as a reject) leaves no rejects behind
+    Spi::run("CREATE TABLE fc_rk_nn (a int PRIMARY KEY)").unwrap();
     let failed = outcome(
-        "SELECT fastcopy.load_data('fc_rk_nn', E'x\\n\\\\N\\n', rejects => 'fc_rk_rej2')::text",
+        "SELECT fastcopy.load_data('fc_rk_nn', E'x\\n1\\n1\\n', rejects => 'fc_rk_rej2')::text",
     );
-    assert!(failed.starts_with("err:23502:"), "{failed}");
+    assert!(failed.starts_with("err:23505:"), "{failed}");
     assert_eq!(
         Spi::get_one::<bool>("SELECT to_regclass('fc_rk_rej2') IS NULL").unwrap(),
         Some(true)
@@ -257,4 +258,150 @@ fn reject_ratio_fails_a_load_that_skips_more() {
     }
     // the failed load left nothing
     assert_eq!(Spi::get_one::<i64>("SELECT count(*) FROM fc_rr").unwrap(), Some(2 * 3));
+}
+
+/// Rows that fail their NOT NULL, CHECK or partition constraint are kept as rejects too (COPY
+/// stops at the first), on every path a row can take: the short path with slots (a CHECK
+/// constraint), without (NOT NULL only), a partitioned table whose partition has its own
+/// column order, a BEFORE ROW trigger. The oracle, per target: COPY of each line alone (ok, or
+/// its SQLSTATE, message, detail and column), and COPY of the lines it takes.
+#[pg_test]
+fn rejects_keep_rows_that_fail_their_constraints() {
+    Spi::run(
+        r#"CREATE FUNCTION pg_temp.fc_err(q text) RETURNS text LANGUAGE plpgsql AS $f$
+           DECLARE s text; m text; d text; c text;
+           BEGIN
+             EXECUTE q;
+             RETURN 'ok';
+           EXCEPTION WHEN OTHERS THEN
+             GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT,
+                                     d = PG_EXCEPTION_DETAIL, c = COLUMN_NAME;
+             RETURN s || '|' || m || '|' || coalesce(d, '') || '|' || coalesce(c, '');
+           END $f$;
+           CREATE FUNCTION fc_rc_same() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;"#,
+    )
+    .unwrap();
+    let checked = "(a int, b int NOT NULL, c text CONSTRAINT c_ok CHECK (c <> 'bad'), CONSTRAINT a_b CHECK (a <> b))";
+    let targets: [(&str, String); 4] = [
+        ("plain", format!("CREATE TABLE {{t}} {checked}")),
+        ("notnull", "CREATE TABLE {t} (a int, b int NOT NULL, c text)".to_string()),
+        (
+            "part",
+            format!(
+                "CREATE TABLE {{t}} {checked} PARTITION BY RANGE (a);
+                 CREATE TABLE {{t}}_lo PARTITION OF {{t}} FOR VALUES FROM (MINVALUE) TO (0);
+                 CREATE TABLE {{t}}_hi (c text CONSTRAINT c_ok CHECK (c <> 'bad'), extra int,
+                     b int NOT NULL, a int, CONSTRAINT a_b CHECK (a <> b));
+                 ALTER TABLE {{t}}_hi DROP COLUMN extra;
+                 ALTER TABLE {{t}} ATTACH PARTITION {{t}}_hi FOR VALUES FROM (0) TO (MAXVALUE);"
+            ),
+        ),
+        (
+            "trig",
+            format!(
+                "CREATE TABLE {{t}} {checked};
+                 CREATE TRIGGER same BEFORE INSERT ON {{t}} FOR EACH ROW EXECUTE FUNCTION fc_rc_same();"
+            ),
+        ),
+    ];
+    let lines = [
+        "1\t2\tx",
+        "4\t\\N\tz",
+        "5\t5\tw",
+        "-6\t1\tbad",
+        "x\t1\ty",
+        "-7\t\\N\tbad",
+        "-3\t8\t\\N",
+        "9\t9\tbad",
+    ];
+    let mut data = String::new();
+    let order: Vec<usize> = (0..200).map(|i| (i * 7 + i / 3) % lines.len()).collect();
+    for &l in &order {
+        data += lines[l];
+        data.push('\n');
+    }
+    let mut diffs = Vec::new();
+    for (name, ddl) in &targets {
+        let make = |t: &str| Spi::run(&ddl.replace("{t}", t)).unwrap();
+        let (fast, copy, one) = (
+            format!("fc_rc_{name}"),
+            format!("fc_rc_{name}_copy"),
+            format!("fc_rc_{name}_one"),
+        );
+        make(&fast);
+        make(&copy);
+        make(&one);
+        // each distinct line alone through COPY
+        let alone: Vec<String> = lines
+            .iter()
+            .map(|line| {
+                Spi::run(&format!("TRUNCATE {one}")).unwrap();
+                let path = scratch_file("rejects_check_one", format!("{line}\n").as_bytes());
+                let got = Spi::get_one_with_args::<String>(
+                    "SELECT pg_temp.fc_err($1)",
+                    &[format!("COPY {one} FROM '{path}'").into()],
+                )
+                .unwrap()
+                .unwrap();
+                let _ = std::fs::remove_file(&path);
+                // (the messages name the relation: the oracle's as the target's)
+                got.replace(&one, &fast)
+            })
+            .collect();
+        let kept: String = order
+            .iter()
+            .filter(|&&l| alone[l] == "ok")
+            .map(|&l| format!("{}\n", lines[l]))
+            .collect();
+        let path = scratch_file("rejects_check_kept", kept.as_bytes());
+        Spi::run(&format!("COPY {copy} FROM '{path}'")).unwrap();
+        let _ = std::fs::remove_file(&path);
+        let rejects = format!("{fast}_rej");
+        let skipped = Spi::get_one_with_args::<i64>(
+            &format!("SELECT rows_skipped FROM fastcopy.load_data('{fast}', $1, rejects => '{rejects}')"),
+            &[data.as_str().into()],
+        )
+        .unwrap();
+        let want_skipped = order.iter().filter(|&&l| alone[l] != "ok").count() as i64;
+        assert_eq!(skipped, Some(want_skipped), "{name}: rows skipped");
+        assert_eq!(table_text(&copy), table_text(&fast), "{name}: rows loaded");
+        for (i, &l) in order.iter().enumerate() {
+            let got = Spi::get_one::<String>(&format!(
+                "SELECT sqlstate || '|' || message || '|' || coalesce(detail, '') || '|'
+                        || coalesce(column_name, '') || '|' || coalesce(attnum::text, '')
+                        || '|' || convert_from(raw_line, 'UTF8')
+                 FROM {rejects} WHERE line = {}",
+                i + 1
+            ))
+            .unwrap_or(None);
+            let want = (alone[l] != "ok").then(|| {
+                let column = alone[l].rsplit('|').next().unwrap();
+                let attnum = if column.is_empty() {
+                    String::new()
+                } else {
+                    // the target's own attribute number, also for a partition's row
+                    Spi::get_one::<i16>(&format!(
+                        "SELECT attnum FROM pg_attribute WHERE attrelid = '{fast}'::regclass AND attname = '{column}'"
+                    ))
+                    .unwrap()
+                    .unwrap()
+                    .to_string()
+                };
+                format!("{}|{attnum}|{}", alone[l], lines[l])
+            });
+            // (a value that does not convert: its column is kept, COPY's diagnostics name none)
+            let got = got.map(|g| {
+                if g.starts_with("22") {
+                    let parts: Vec<&str> = g.splitn(6, '|').collect();
+                    format!("{}|{}|{}|||{}", parts[0], parts[1], parts[2], parts[5])
+                } else {
+                    g
+                }
+            });
+            if got != want {
+                diffs.push(format!("{name} line {}:\n  COPY:     {want:?}\n  rejects:  {got:?}", i + 1));
+            }
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }

@@ -312,6 +312,26 @@ pub fn input_failed() -> bool {
     IN_INPUT.swap(false, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// Set while [`checking`] runs a row's constraint checks (see `check_failed`).
+static IN_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Runs a row's constraint checks (`ExecConstraints`, `ExecPartitionCheck`), marked so that an
+/// ERROR they raise can be told from any other.
+#[inline]
+pub fn checking<T>(f: impl FnOnce() -> T) -> T {
+    use std::sync::atomic::Ordering::Relaxed;
+    IN_CHECK.store(true, Relaxed);
+    let out = f();
+    IN_CHECK.store(false, Relaxed);
+    out
+}
+
+/// Whether the last ERROR caught came from a row's constraint checks run by [`checking`]
+/// (clears the mark).
+pub fn check_failed() -> bool {
+    IN_CHECK.swap(false, std::sync::atomic::Ordering::Relaxed)
+}
+
 /// `pg_char_to_encoding`: the encoding id of a name, -1 if there is none (17 exports it as
 /// `pg_char_to_encoding_private`, behind a macro of the old name). Does not raise.
 pub fn encoding_id(name: &std::ffi::CStr) -> std::ffi::c_int {
@@ -351,6 +371,7 @@ pub fn in_subtransaction<T>(
     // there), inside a transaction (the load's), where both are set.
     let (mem, owner) = unsafe { (pg_sys::CurrentMemoryContext, pg_sys::CurrentResourceOwner) };
     IN_INPUT.store(false, std::sync::atomic::Ordering::Relaxed);
+    IN_CHECK.store(false, std::sync::atomic::Ordering::Relaxed);
     // SAFETY: on the backend thread inside a transaction, as `BeginInternalSubTransaction`
     // needs (a NULL name is allowed). It switches to the subtransaction's memory context;
     // switching back to `mem`, the caller's context, which outlives the subtransaction, is

@@ -443,6 +443,10 @@ pub struct Batch {
     /// Extension counts of buffers already dropped.
     pub pages_extended: u64,
     pub extend_calls: u64,
+    /// Routed rows that fail their constraint checks are kept, not raised
+    /// ([`Batch::keep_failed_checks`]).
+    pub(super) keep_failed_checks: bool,
+    pub(super) failed_check: Option<super::store::FailedCheck>,
 }
 
 impl Batch {
@@ -468,6 +472,8 @@ impl Batch {
             not_inserted: 0,
             pages_extended: 0,
             extend_calls: 0,
+            keep_failed_checks: false,
+            failed_check: None,
         };
         // a partitioned target gets a buffer per partition as rows come; a view none (its
         // rows go to its INSTEAD OF trigger one by one)
@@ -604,6 +610,14 @@ impl Batch {
             self.wal_hint = lsn;
             pg_sys::XLogSetAsyncXactLSN(lsn);
         }
+    }
+
+    /// Whether the rows of the target's own buffer (a plain table's) have constraints or a
+    /// partition constraint to check.
+    pub fn checks_rows(&self) -> bool {
+        self.buffers
+            .first()
+            .is_some_and(|b| b.has_constraints || b.partition_check)
     }
 
     /// Rows counted when they were stored that the FDW then did not insert, since the last

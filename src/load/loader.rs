@@ -47,6 +47,9 @@ pub struct Loader<'a> {
     /// The row being skipped has the wrong number of fields (no value to tell about in
     /// `log_verbosity` verbose's NOTICE).
     skipping_structure: bool,
+    /// Rows on the short path that fail their constraint checks are kept as rejects: runs of
+    /// rows go in a subtransaction, as for `OnError::Rollback`.
+    guard_checks: bool,
 }
 
 impl<'a> Loader<'a> {
@@ -76,13 +79,20 @@ impl<'a> Loader<'a> {
             resume: 0,
             rejects: None,
             skipping_structure: false,
+            guard_checks: false,
         }
     }
 
     /// Rows this load skips go to `rejects` (with their errors), and so do rows with too few
     /// or too many fields, which are skipped instead of ending the load.
+    /// So are rows that fail their NOT NULL, CHECK or partition constraint (checked before the
+    /// insert, as COPY checks them): on the short path by running the rows in subtransactions
+    /// (one per run of rows, as `OnError::Rollback`), on the executor path each failing row's
+    /// checks in one of their own.
     pub fn keep_rejects(&mut self, rejects: Rejects) {
         self.rejects = Some(rejects);
+        self.guard_checks = self.target.fast && self.batch.checks_rows();
+        self.batch.keep_failed_checks();
     }
 
     /// Loads every row of `block`; true once the input has ended (after this block's rows).
@@ -91,7 +101,8 @@ impl<'a> Loader<'a> {
         let mut next = 0;
         while next < block.rows().len() {
             let (at, full) = match self.on_error {
-                OnError::Rollback => self.load_run_rollback(block, next),
+                OnError::Rollback => self.load_run_guarded(block, next),
+                _ if self.guard_checks => self.load_run_guarded(block, next),
                 _ => self.load_run(block, next),
             };
             if full {
@@ -225,6 +236,14 @@ impl<'a> Loader<'a> {
                         return (r, true);
                     }
                 }
+                Some(Stored::FailedCheck) => {
+                    let failed = self.batch.take_failed_check();
+                    let failed = failed.expect("a failed check is kept with its row");
+                    self.record_failed_check(block, r - 1, failed.error, failed.column);
+                    if self.batch.drop_row(rows[r - 1].raw_len()) {
+                        return (r, true);
+                    }
+                }
                 Some(Stored::Buffered | Stored::Instead) => self.stats.rows_loaded += 1,
                 Some(Stored::Full) => {
                     self.stats.rows_loaded += 1;
@@ -260,27 +279,39 @@ impl<'a> Loader<'a> {
         (next, full)
     }
 
-    /// `OnError::Rollback` (15): a run of rows in one subtransaction. A value an input function
-    /// rejects rolls it back (the rows before it stay buffered: their values are in the batch
-    /// memory) and skips its row; the next run starts after it. Only data errors count as a
-    /// rejected value, as only soft errors do in COPY 17: a cancel, a timeout or an
-    /// out-of-memory raised inside an input function still stops the load.
-    fn load_run_rollback(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
+    /// A run of rows in one subtransaction: `OnError::Rollback` (15), and a short-path load
+    /// that keeps rows failing their constraints as rejects (`guard_checks`). A value an input
+    /// function rejects (`Rollback`), or a row's failed constraint check (`guard_checks`),
+    /// rolls it back (the rows before it stay buffered: their values are in the batch memory)
+    /// and skips its row; the next run starts after it. Only data errors count, as only soft
+    /// errors do in COPY 17: a cancel, a timeout or an out-of-memory raised inside an input
+    /// function still stops the load.
+    fn load_run_guarded(&mut self, block: &RowBlock, from: usize) -> (usize, bool) {
         let run =
             compat::in_subtransaction(std::panic::AssertUnwindSafe(|| self.load_run(block, from)));
-        match run {
-            Ok(done) => done,
-            Err(e) if compat::input_failed() && compat::is_data_error(&e) => {
-                if self.rejects.is_some() {
-                    let r = self.resume - 1;
-                    self.record_reject(block, r, reject_error(e));
-                }
-                self.skip_row();
-                let full = self.batch.drop_row(block.rows()[self.resume - 1].raw_len());
-                (self.resume, full)
+        let e = match run {
+            Ok(done) => return done,
+            Err(e) => e,
+        };
+        let (input, check) = (compat::input_failed(), compat::check_failed());
+        let r = self.resume - 1;
+        if !compat::is_data_error(&e) {
+            e.rethrow()
+        } else if check && self.guard_checks {
+            // SAFETY: the row's tuple failed its checks in buffer 0 (the short path's), as
+            // the last row stored; formed in the batch memory, which the slot does not own.
+            let column = unsafe { self.batch.failed_row(0, false) };
+            self.record_failed_check(block, r, e, column);
+        } else if input && self.on_error == OnError::Rollback {
+            if self.rejects.is_some() {
+                self.record_reject(block, r, reject_error(e));
             }
-            Err(e) => e.rethrow(),
+            self.skip_row();
+        } else {
+            e.rethrow()
         }
+        let full = self.batch.drop_row(block.rows()[r].raw_len());
+        (self.resume, full)
     }
 
     /// Converts and stores row `r`: `None` when `on_error` skips it.
@@ -516,6 +547,43 @@ impl Loader<'_> {
             message,
             detail: None,
         })
+    }
+
+    /// Keeps row `r` of `block`, which failed a constraint check with `e` (about `column`, for
+    /// a NOT NULL violation), as a reject, and skips it.
+    fn record_failed_check(
+        &mut self,
+        block: &RowBlock,
+        r: usize,
+        e: pgrx::pg_sys::panic::CaughtError,
+        column: Option<(std::ffi::CString, usize)>,
+    ) {
+        let row = &block.rows()[r];
+        // (a partition's column by its name: its attribute number may differ from the
+        // target's, which is the one kept)
+        let input = column.as_ref().and_then(|(name, _)| {
+            let i = self.target.columns.iter().position(|c| c.name == *name)?;
+            Some((i, self.target.columns[i].index))
+        });
+        let raw_field = input.and_then(|(i, _)| match row.field(i) {
+            fastcopy_core::input::Field::Value(b) => Some(b),
+            _ => None,
+        });
+        let column = column
+            .as_ref()
+            .map(|(name, a)| (name.as_c_str(), input.map_or(*a, |(_, index)| index)));
+        if let Some(rejects) = &mut self.rejects {
+            rejects.record(
+                row.line_no(),
+                column,
+                raw_field,
+                &row.raw_line(),
+                reject_error(e),
+            );
+        }
+        // (no NOTICE of a value that did not convert: every value did)
+        self.skipping_structure = true;
+        self.skip_row();
     }
 
     /// Keeps row `r` of `block` as a reject with `error`, at the column the position is at.

@@ -31,6 +31,17 @@ pub enum Stored {
     Excluded,
     /// An INSTEAD OF INSERT row trigger took the row (counted, as COPY counts it).
     Instead,
+    /// The row failed its constraint checks, and the load keeps such rows as rejects
+    /// ([`Batch::keep_failed_checks`]): not inserted; the error is in
+    /// [`Batch::take_failed_check`].
+    FailedCheck,
+}
+
+/// A row's constraint check that failed, kept instead of raised.
+pub struct FailedCheck {
+    pub error: pgrx::pg_sys::panic::CaughtError,
+    /// For a NOT NULL violation, the column (its name and 0-based attribute number).
+    pub column: Option<(std::ffi::CString, usize)>,
 }
 
 impl Stored {
@@ -241,7 +252,6 @@ impl Batch {
         unsafe {
             let buf = &mut self.buffers[0];
             debug_assert_eq!((*tuple).t_len as usize, len);
-            buf.tuple_bytes += page_space(len);
             // a row without a NULL in its NOT NULL columns passes their constraints: nothing
             // to test when they are the only ones
             let constraints = buf.has_constraints
@@ -253,7 +263,7 @@ impl Batch {
                 if constraints {
                     let slot = buf.test_slot();
                     tuple::store(slot, tuple, target.relid, buf.slot_flags);
-                    check_row(target, slot, true, false);
+                    check_row(target.rri, slot, target.estate, true, false);
                     tuple::forget(slot, buf.slot_flags);
                 }
                 let pages = buf.pages.as_mut();
@@ -264,9 +274,18 @@ impl Batch {
                 let slot = buf.next_slot();
                 tuple::store(slot, tuple, target.relid, buf.slot_flags);
                 if constraints || buf.partition_check {
-                    check_row(target, slot, constraints, buf.partition_check);
+                    check_row(
+                        target.rri,
+                        slot,
+                        target.estate,
+                        constraints,
+                        buf.partition_check,
+                    );
                 }
             }
+            // (counted once the row passed its checks: a load that keeps failed rows as
+            // rejects goes on after one that did not)
+            buf.tuple_bytes += page_space(len);
             Stored::from_full(self.add(0, row.line_no, row.line_len))
         }
     }
@@ -363,14 +382,31 @@ impl Batch {
                     pg_sys::CmdType::CMD_INSERT,
                 );
             }
-            if buf.has_constraints {
-                pg_sys::ExecConstraints(rri, slot, target.estate);
-            }
-            if buf.partition_check {
-                pg_sys::ExecPartitionCheck(rri, slot, target.estate, true);
-            }
             tuple::materialize(slot);
             let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
+            // as on the short path: with only NOT NULL constraints, a row without a NULL in
+            // those columns passes them
+            let constraints = buf.has_constraints
+                && (!buf.not_null_only || tuple::has_null_in(tuple, &buf.not_null));
+            if (constraints || buf.partition_check) && self.keep_failed_checks {
+                // each row's checks in a subtransaction of their own (the rows before it may
+                // have had their triggers run: only the checks can be undone)
+                let partition = buf.partition_check;
+                let checked = compat::in_subtransaction(std::panic::AssertUnwindSafe(|| {
+                    check_row(rri, slot, target.estate, constraints, partition)
+                }));
+                if let Err(error) = checked {
+                    if !(compat::check_failed() && compat::is_data_error(&error)) {
+                        error.rethrow();
+                    }
+                    let column = self.failed_row(b, true);
+                    self.failed_check = Some(FailedCheck { error, column });
+                    return Stored::FailedCheck;
+                }
+            } else if constraints || buf.partition_check {
+                check_row(rri, slot, target.estate, constraints, buf.partition_check);
+            }
+            let buf = &mut self.buffers[b];
             buf.tuple_bytes += page_space((*tuple).t_len as usize);
             Stored::from_full(self.add(b, row.line_no(), row.line_len()))
         }
@@ -399,25 +435,83 @@ impl Batch {
     }
 }
 
-/// NOT NULL / CHECK and partition constraints of a row on the short path. Out of line (see
-/// `Loader::load_routed`).
+impl Batch {
+    /// Failed constraint checks of routed rows are returned as [`Stored::FailedCheck`] instead
+    /// of raised (a load with a rejects table). Rows on the short path are checked as before:
+    /// their loader runs them in a subtransaction and asks [`failed_row`](Self::failed_row).
+    pub fn keep_failed_checks(&mut self) {
+        self.keep_failed_checks = true;
+    }
+
+    /// The failed check [`Stored::FailedCheck`] is about.
+    pub fn take_failed_check(&mut self) -> Option<FailedCheck> {
+        self.failed_check.take()
+    }
+
+    /// After a row of buffer `b` failed its checks: the column of a NOT NULL violation (the
+    /// first NOT NULL column that is NULL in it, the one `ExecConstraints` names), and the
+    /// slot it was checked in emptied (its tuple freed if the slot `owned` it, else left to
+    /// the batch memory).
+    ///
+    /// # Safety
+    /// The last row stored into buffer `b` (into its test slot, or its next slot) failed
+    /// its checks, and its tuple is still there.
+    pub unsafe fn failed_row(
+        &mut self,
+        b: usize,
+        owned: bool,
+    ) -> Option<(std::ffi::CString, usize)> {
+        let buf = &mut self.buffers[b];
+        let slot = if buf.slotless {
+            buf.test_slot()
+        } else {
+            buf.next_slot()
+        };
+        // SAFETY: as the function's contract: the slot holds the row's heap tuple (a heap-tuple
+        // slot); its descriptor is the buffer relation's; every index is below `natts`.
+        unsafe {
+            let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
+            let desc = (*slot).tts_tupleDescriptor;
+            let column = buf
+                .not_null
+                .iter()
+                .find(|&&a| tuple::has_null_in(tuple, &[a]))
+                .map(|&a| {
+                    let attr = compat::tuple_desc_attr(desc, a as usize);
+                    let name = std::ffi::CStr::from_ptr(attr.attname.data.as_ptr());
+                    (name.to_owned(), a as usize)
+                });
+            if owned {
+                tuple::clear(slot);
+            } else {
+                tuple::forget(slot, buf.slot_flags);
+            }
+            column
+        }
+    }
+}
+
+/// NOT NULL / CHECK and partition constraints of a row. Out of line (see
+/// `Loader::load_routed`); marked as the checks ([`compat::checking`]), so that a load that
+/// keeps failed rows can tell their errors from others.
 ///
 /// # Safety
-/// `slot` holds a row of the target.
+/// `slot` holds a row of `rri`'s relation; `estate` is the load's executor state.
 #[inline(never)]
 unsafe fn check_row(
-    target: &Target,
+    rri: *mut pg_sys::ResultRelInfo,
     slot: *mut pg_sys::TupleTableSlot,
+    estate: *mut pg_sys::EState,
     constraints: bool,
     partition: bool,
 ) {
-    // SAFETY: as the function's contract; the executor state is the target's.
-    unsafe {
+    // SAFETY: as the function's contract.
+    compat::checking(|| unsafe {
         if constraints {
-            pg_sys::ExecConstraints(target.rri, slot, target.estate);
+            pg_sys::ExecConstraints(rri, slot, estate);
         }
         if partition {
-            pg_sys::ExecPartitionCheck(target.rri, slot, target.estate, true);
+            pg_sys::ExecPartitionCheck(rri, slot, estate, true);
         }
-    }
+    })
 }
