@@ -37,10 +37,11 @@ fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
         } else {
             (good[i % good.len()], false)
         };
+        let offset = data.len() as i64;
         data += line;
         data.push('\n');
         if is_bad {
-            rejected.push((i as i64 + 1, line));
+            rejected.push((i as i64 + 1, line, offset));
         } else {
             kept += line;
             kept.push('\n');
@@ -59,7 +60,7 @@ fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
     assert_eq!(table_text("fc_rj_copy"), table_text("fc_rj_fast"));
     // each reject as COPY sees the line alone (its line number moved to the line's own)
     let mut diffs = Vec::new();
-    for (line, text) in &rejected {
+    for (line, text, offset) in &rejected {
         Spi::run("TRUNCATE fc_rj_one").unwrap();
         let path = scratch_file("rejects_one", format!("{text}\n").as_bytes());
         let copy = outcome_with_context(&format!("COPY fc_rj_one FROM '{path}'"));
@@ -69,14 +70,14 @@ fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
             (&rest[..5], rest[6..rest.find(" | ").unwrap()].to_string())
         };
         let want = format!(
-            "{state}|{message}|{}|{}|{}",
+            "{state}|{message}|{}|{}|{offset}|{}",
             context_column(&copy).unwrap_or_default(),
             text,
             "skipped"
         );
         let got = Spi::get_one_with_args::<String>(
             "SELECT sqlstate || '|' || message || '|' || coalesce(column_name, '') || '|'
-                    || convert_from(raw_line, 'UTF8') || '|' || action
+                    || convert_from(raw_line, 'UTF8') || '|' || byte_offset || '|' || action
              FROM fc_rj_rejects WHERE line = $1",
             &[(*line).into()],
         )
@@ -116,13 +117,13 @@ fn rejects_keep_each_row_with_the_error_copy_raises_for_it() {
     assert_eq!(table_text("fc_rj_copy"), table_text("fc_rj_trig"));
     let same = Spi::get_one::<bool>(
         "SELECT NOT EXISTS (
-             (SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects
+             (SELECT line, byte_offset, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects
               EXCEPT ALL
-              SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2)
+              SELECT line, byte_offset, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2)
              UNION ALL
-             (SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2
+             (SELECT line, byte_offset, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects2
               EXCEPT ALL
-              SELECT line, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects))",
+              SELECT line, byte_offset, column_name, attnum, raw_field, raw_line, sqlstate, message, detail FROM fc_rj_rejects))",
     )
     .unwrap();
     assert_eq!(same, Some(true), "rejects of the executor path differ");
@@ -222,11 +223,12 @@ fn rejects_keep_an_unterminated_csv_quote() {
     assert_eq!(table_text("fc_rq"), "(1,a)");
     let got = Spi::get_one::<String>(
         "SELECT line || '|' || sqlstate || '|' || message || '|' || (column_name IS NULL)
+                || '|' || byte_offset
                 || '|' || (convert_from(raw_line, 'UTF8') LIKE '2,\"b%') FROM fc_rq_rej",
     )
     .unwrap()
     .unwrap();
-    assert_eq!(got, format!("{line}|{state}|{message}|true|true"));
+    assert_eq!(got, format!("{line}|{state}|{message}|true|4|true"));
 }
 
 /// REJECT_RATIO: the share of the rows read a load may skip, checked at its end.

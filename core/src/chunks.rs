@@ -113,6 +113,12 @@ impl<R: Read> Chunks<R> {
         self.pos = next;
     }
 
+    /// The offset in the source of [`pos`](Self::pos): bytes consumed so far.
+    #[inline]
+    pub fn consumed(&self) -> u64 {
+        self.bytes_read - (self.filled - self.pos) as u64
+    }
+
     /// All of the source has been read and is usable: nothing more will come.
     #[inline]
     pub fn at_eof(&self) -> bool {

@@ -35,6 +35,12 @@ pub trait Decoder {
     /// the end marker.
     fn lines_read(&self) -> u64;
 
+    /// The offset in the input of the next row's start (after a row is read: of the byte
+    /// after it), if the decoder can tell.
+    fn consumed(&self) -> Option<u64> {
+        None
+    }
+
     /// Whether [`next_int_row`](Self::next_int_row) may be tried with `plan` (by default it
     /// is never worth it).
     fn int_rows(&self, _plan: &IntPlan) -> bool {
@@ -75,6 +81,11 @@ impl<R: Read> Decoder for RowReader<R> {
 
     fn lines_read(&self) -> u64 {
         RowReader::lines_read(self)
+    }
+
+    #[inline]
+    fn consumed(&self) -> Option<u64> {
+        Some(RowReader::consumed(self))
     }
 
     fn int_rows(&self, plan: &IntPlan) -> bool {

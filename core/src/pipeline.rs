@@ -364,6 +364,13 @@ pub struct RowBlock {
     pub end: Option<Result<(), InputError>>,
     /// The decoder's [`lines_read`](Decoder::lines_read) when the block was filled.
     pub lines_read: u64,
+    /// The offset in the input of the first row's start, if the decoder tells
+    /// ([`Decoder::consumed`]); the rows after it follow one another ([`Row::raw_len`]).
+    pub first_offset: Option<u64>,
+    /// When the input ended with an error: the offset of the row the decoder could not read
+    /// (after the block's last row; without rows, where the block began, unless that was the
+    /// input's start, which header lines may follow).
+    pub end_offset: Option<u64>,
 }
 
 impl RowBlock {
@@ -386,6 +393,8 @@ impl RowBlock {
             bytes_read: 0,
             lines_read: 0,
             end: None,
+            first_offset: None,
+            end_offset: None,
         }
     }
 
@@ -409,7 +418,16 @@ impl RowBlock {
             bytes_read: 0,
             lines_read: 0,
             end: None,
+            first_offset: None,
+            end_offset: None,
         }
+    }
+
+    /// The offset in the input of row `r`'s start, if the decoder tells (the rows before it
+    /// in the block added up: for the rare row that needs it).
+    pub fn row_offset(&self, r: usize) -> Option<u64> {
+        let before: usize = self.rows[..r].iter().map(Row::raw_len).sum();
+        Some(self.first_offset? + before as u64)
     }
 
     /// Whether this is a [`placeholder`](Self::placeholder) (never worth handing to a reader).
@@ -550,6 +568,7 @@ impl RowBlock {
     ) {
         self.len = 0;
         self.end = None;
+        (self.first_offset, self.end_offset) = (None, None);
         self.width = plan.map_or(0, |p| p.fields.len());
         self.ints.resize(self.rows.len() * self.width, None);
         self.tuple_len = plan
@@ -597,6 +616,7 @@ impl RowBlock {
         let mut fused = plan.filter(|p| reader.int_rows(p)).and_then(IntPlan::fused);
         let mut declined = 0;
         let mut bytes = 0;
+        let start = reader.consumed();
         while self.len < self.rows.len() && bytes < max_bytes {
             if self.len > 0
                 && let Some(r) = ready
@@ -616,6 +636,9 @@ impl RowBlock {
                     self.formed[r] = true;
                     self.marks[r] = mark;
                     bytes += self.rows[r].raw_len();
+                    if r == 0 {
+                        self.first_offset = first_offset(reader, &self.rows[0]);
+                    }
                     self.len += 1;
                     declined = 0;
                     continue;
@@ -630,6 +653,9 @@ impl RowBlock {
                 Ok(true) => {
                     self.marks[r] = self.rows[r].mark();
                     bytes += self.rows[self.len].raw_len();
+                    if r == 0 {
+                        self.first_offset = first_offset(reader, &self.rows[0]);
+                    }
                     self.len += 1;
                 }
                 Ok(false) => {
@@ -638,6 +664,10 @@ impl RowBlock {
                 }
                 Err(e) => {
                     self.end = Some(Err(e));
+                    self.end_offset = match self.len {
+                        0 => start.filter(|&s| s > 0),
+                        _ => self.first_offset.map(|f| f + bytes as u64),
+                    };
                     break;
                 }
             }
@@ -682,6 +712,12 @@ impl RowBlock {
 }
 
 #[inline]
+/// Where `row`, just read by `reader`, started in the input.
+#[cold]
+fn first_offset<D: Decoder + ?Sized>(reader: &D, row: &Row) -> Option<u64> {
+    Some(reader.consumed()? - row.raw_len() as u64)
+}
+
 fn convert_ints(row: &Row, plan: &IntPlan, out: &mut [Option<i64>]) {
     if plan.binary {
         return convert_binary_ints(row, plan, out);
@@ -946,6 +982,67 @@ mod tests {
         assert!(TuplePlan::new(vec![0; 8], vec![(1, 0, 4)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![(0, 0, 3)], 1).is_none());
         assert!(TuplePlan::new(vec![0; 8], vec![], 1).is_none());
+    }
+
+    /// Each row's start in the input ([`RowBlock::row_offset`]), read in blocks of 3 rows by
+    /// both paths (lines the one-pass decoder forms, lines it leaves), after 2 header lines;
+    /// and where an unterminated CSV quote's row starts ([`RowBlock::end_offset`]).
+    #[test]
+    fn blocks_tell_where_each_row_starts() {
+        let mut data = b"h1\th2\nheader two\n".to_vec();
+        let mut starts = Vec::new();
+        for i in 0..20u32 {
+            starts.push(data.len() as u64);
+            let line = match i % 4 {
+                0 => format!("{i}\t{}\t7\n", i * 1000),
+                1 => format!("{i}\t\\N\t-3\n"),
+                2 => format!("{i}\tx\t12345678901\n"),
+                _ => format!("{}\t{i}\t0\n", i64::MAX),
+            };
+            data.extend_from_slice(line.as_bytes());
+        }
+        let mut plan = IntPlan::new(
+            vec![
+                Some(IntWidth::I16),
+                Some(IntWidth::I32),
+                Some(IntWidth::I64),
+            ],
+            Grammar::Pg16,
+        )
+        .unwrap();
+        let template = vec![0u8; 32];
+        plan.tuple =
+            Some(TuplePlan::new(template, vec![(2, 8, 8), (0, 16, 2), (1, 20, 4)], 3).unwrap());
+        let options = Options {
+            header: 2,
+            ..Options::text()
+        };
+        let mut reader = RowReader::with_capacity(&data[..], options, 16);
+        let mut block = RowBlock::new(3);
+        let mut got = Vec::new();
+        loop {
+            block.fill(&mut reader, 1 << 20, Some(&plan), None);
+            got.extend((0..block.rows().len()).map(|r| block.row_offset(r).unwrap()));
+            if block.end.is_some() {
+                break;
+            }
+        }
+        assert_eq!(got, starts);
+        // a CSV quote left open: the decoder stops at the start of its row
+        let data = b"1,a\n2,\"b\n3,c\n";
+        let mut reader = RowReader::new(&data[..], Options::csv());
+        let mut block = RowBlock::new(8);
+        block.fill(&mut reader, 1 << 20, None, None);
+        assert!(matches!(block.end, Some(Err(_))));
+        assert_eq!((block.rows().len(), block.end_offset), (1, Some(4)));
+        // ... also as the first row of a block
+        let mut reader = RowReader::new(&data[..], Options::csv());
+        let mut block = RowBlock::new(1);
+        block.fill(&mut reader, 1 << 20, None, None);
+        assert_eq!(block.row_offset(0), Some(0));
+        block.fill(&mut reader, 1 << 20, None, None);
+        assert!(matches!(block.end, Some(Err(_))));
+        assert_eq!((block.rows().len(), block.end_offset), (0, Some(4)));
     }
 
     /// A plan over (int4, char(5)): a value of at most 5 ASCII bytes is written over the

@@ -136,9 +136,10 @@ impl<'a> Loader<'a> {
                     message: e.message(),
                     detail: None,
                 };
+                let offset = block.end_offset.filter(|_| self.offsets_known());
                 if let Some(rejects) = &mut self.rejects {
                     let raw = e.raw_line.as_deref().unwrap_or_default();
-                    rejects.record(e.line, None, None, raw, error);
+                    rejects.record(e.line, offset, None, None, raw, error);
                 }
                 self.skipping_structure = true;
                 self.skip_row();
@@ -457,8 +458,9 @@ impl Loader<'_> {
             message,
             detail: None,
         };
+        let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
-            rejects.record(row.line_no(), None, None, &row.raw_line(), error);
+            rejects.record(row.line_no(), offset, None, None, &row.raw_line(), error);
         }
         self.skipping_structure = true;
         true
@@ -572,13 +574,16 @@ impl Loader<'_> {
         let column = column
             .as_ref()
             .map(|(name, a)| (name.as_c_str(), input.map_or(*a, |(_, index)| index)));
+        let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
+            let error = reject_error(e);
             rejects.record(
                 row.line_no(),
+                offset,
                 column,
                 raw_field,
                 &row.raw_line(),
-                reject_error(e),
+                error,
             );
         }
         // (no NOTICE of a value that did not convert: every value did)
@@ -600,9 +605,28 @@ impl Loader<'_> {
             _ => None,
         });
         let index = column.map(|(name, i)| (name, target.columns[i].index));
+        let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
-            rejects.record(row.line_no(), index, raw_field, &row.raw_line(), error);
+            rejects.record(
+                row.line_no(),
+                offset,
+                index,
+                raw_field,
+                &row.raw_line(),
+                error,
+            );
         }
+    }
+
+    /// Where row `r` of `block` starts in the input, when the rows are the input's bytes
+    /// (not converted from another encoding first).
+    fn row_offset(&self, block: &RowBlock, r: usize) -> Option<u64> {
+        block.row_offset(r).filter(|_| self.offsets_known())
+    }
+
+    /// The decoder's offsets are the input's: it reads the input as it is, not converted.
+    fn offsets_known(&self) -> bool {
+        self.target.encoding.convert.is_none()
     }
 }
 

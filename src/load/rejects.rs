@@ -29,6 +29,7 @@ pub const RAW_MAX: usize = 8192;
 /// One rejected row.
 struct Reject {
     line: i64,
+    offset: Option<i64>,
     column: Option<String>,
     attnum: Option<i32>,
     raw_field: Option<Vec<u8>>,
@@ -136,12 +137,14 @@ impl Rejects {
         }
     }
 
-    /// Keeps one rejected row: its line number and raw line, and where the error is about one
-    /// value, its column (name and 0-based attribute index) and raw field.
+    /// Keeps one rejected row: its line number, where it starts in the input (if known) and
+    /// its raw line, and where the error is about one value, its column (name and 0-based
+    /// attribute index) and raw field.
     #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
         line: u64,
+        offset: Option<u64>,
         column: Option<(&std::ffi::CStr, usize)>,
         raw_field: Option<&[u8]>,
         raw_line: &[u8],
@@ -150,6 +153,7 @@ impl Rejects {
         let cut = |b: &[u8]| b[..b.len().min(RAW_MAX)].to_vec();
         self.pending.push(Reject {
             line: line as i64,
+            offset: offset.map(|o| o as i64),
             column: column.map(|(c, _)| c.to_string_lossy().into_owned()),
             attnum: column.map(|(_, index)| index as i32 + 1),
             raw_field: raw_field.map(cut),
@@ -175,6 +179,7 @@ impl Rejects {
         }
         let rows = std::mem::take(&mut self.pending);
         let lines: Vec<Option<i64>> = rows.iter().map(|r| Some(r.line)).collect();
+        let offsets: Vec<Option<i64>> = rows.iter().map(|r| r.offset).collect();
         let columns: Vec<Option<String>> = rows.iter().map(|r| r.column.clone()).collect();
         let attnums: Vec<Option<i32>> = rows.iter().map(|r| r.attnum).collect();
         let fields: Vec<Option<Vec<u8>>> = rows.iter().map(|r| r.raw_field.clone()).collect();
@@ -183,13 +188,13 @@ impl Rejects {
         let messages: Vec<Option<String>> = rows.iter().map(|r| Some(r.message.clone())).collect();
         let details: Vec<Option<String>> = rows.iter().map(|r| r.detail.clone()).collect();
         let sql = format!(
-            "INSERT INTO {} (load_id, load_started, relation, source, line, column_name, attnum,
-                 raw_field, raw_line, sqlstate, message, detail, action)
-             SELECT $1, $2, $3, $4, r.line, r.col, r.attnum, r.field, r.raw, r.state, r.msg,
-                    r.detail, 'skipped'
+            "INSERT INTO {} (load_id, load_started, relation, source, line, byte_offset,
+                 column_name, attnum, raw_field, raw_line, sqlstate, message, detail, action)
+             SELECT $1, $2, $3, $4, r.line, r.off, r.col, r.attnum, r.field, r.raw, r.state,
+                    r.msg, r.detail, 'skipped'
              FROM unnest($5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[],
-                         $10::text[], $11::text[], $12::text[])
-                  AS r(line, col, attnum, field, raw, state, msg, detail)",
+                         $10::text[], $11::text[], $12::text[], $13::bigint[])
+                  AS r(line, col, attnum, field, raw, state, msg, detail, off)",
             self.table
         );
         Spi::run_with_args(
@@ -207,6 +212,7 @@ impl Rejects {
                 states.into(),
                 messages.into(),
                 details.into(),
+                offsets.into(),
             ],
         )
         .unwrap_or_else(|e| {

@@ -947,6 +947,11 @@ impl<R: Read> RowReader<R> {
         self.input.bytes_read()
     }
 
+    /// The offset in the input of the next line's start (header lines included).
+    pub fn consumed(&self) -> u64 {
+        self.input.consumed()
+    }
+
     /// The next line is complete in the buffer (or the data has ended, or the bytes after
     /// the buffer are invalid): reading it will not read the source. A line ends at a
     /// newline, or at a carriage return with a byte after it (which says whether it is
