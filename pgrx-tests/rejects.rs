@@ -150,6 +150,20 @@ fn rejects_in_the_load_transaction_and_its_rules() {
         Spi::get_one::<i64>("SELECT count(DISTINCT load_id) FROM fc_rk_rej").unwrap(),
         Some(2)
     );
+    // the result's load_id is the one of the load's rows there (NULL without a rejects table)
+    let id = Spi::get_one::<i64>(
+        "SELECT (fastcopy.load_data('fc_rk', E'x\\n', rejects => 'fc_rk_rej')).load_id",
+    )
+    .unwrap();
+    assert_eq!(
+        Spi::get_one::<i64>("SELECT max(load_id) FROM fc_rk_rej").unwrap(),
+        id
+    );
+    assert_eq!(
+        Spi::get_one::<i64>("SELECT (fastcopy.load_data('fc_rk', E'1\\n')).load_id").unwrap(),
+        None
+    );
+    Spi::run("DELETE FROM fc_rk_rej WHERE load_id = (SELECT max(load_id) FROM fc_rk_rej)").unwrap();
     // the setting, for statements that name no table (and ON_ERROR ignore implied)
     Spi::run("SET fastcopy.rejects = 'fc_rk_rej'").unwrap();
     assert_eq!(load(""), "ok:1");

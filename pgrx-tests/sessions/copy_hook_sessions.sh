@@ -130,7 +130,7 @@ r=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON
       -c "SELECT count(*) FROM hk2" \
       -c "SELECT string_agg(line || ':' || sqlstate || ':' || coalesce(column_name, '-') || ':' || source, ' ' ORDER BY line) FROM hk_rej" 2>&1)
 check "\\copy with REJECTS: 2 rows loaded, lines 2 and 4 kept" \
-  '[[ "$r" == *"COPY 2"* ]] && [ "${r##*$'"'"'\n'"'"'}" = "2:22P02:a:STDIN 4:22P04:-:STDIN" ]' "$r"
+  '[[ "$r" == *"COPY 2"* ]] && [[ "$r" == *"2 rows were rejected and kept in \"hk_rej\" with load_id "* ]] && [ "${r##*$'"'"'\n'"'"'}" = "2:22P02:a:STDIN 4:22P04:-:STDIN" ]' "$r"
 r=$(PGOPTIONS="$on=on -c fastcopy.rejects=hk_rej2" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON_ERROR_STOP=1 \
       -c "TRUNCATE hk2" -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt'" \
       -c "SELECT count(*) FROM hk_rej2" 2>&1)

@@ -73,4 +73,46 @@ def copy_fail(mode):
 
 off, on = copy_fail("off"), copy_fail("require")
 check(f"an exception in the copy block (CopyFail): {on}", off == on and on[1] == 0, f"off {off} require {on}")
+
+# A rejects table through the hook (the COPY option REJECTS): rows with a value that does not
+# convert, too few fields, a NULL in a NOT NULL column, a failed CHECK are kept, each at its
+# line, and the rest loads as COPY (off) loads the good lines alone; the NOTICE names the table.
+with connect("off") as c:
+    for t in ("py_rj_off", "py_rj_on"):
+        c.execute(f"DROP TABLE IF EXISTS {t}")
+        c.execute(f"CREATE TABLE {t} (id int, v int NOT NULL CHECK (v >= 0), t text)")
+    c.execute("DROP TABLE IF EXISTS py_rejects")
+lines, bad = [], {}
+for i in range(1, 2001):
+    kind = i % 50
+    if kind == 7:
+        line, bad[i] = f"{i}\tx{i}\tbad int", "22P02"
+    elif kind == 19:
+        line, bad[i] = f"{i}\t{i}", "22P04"
+    elif kind == 23:
+        line, bad[i] = f"{i}\t\\N\tnull", "23502"
+    elif kind == 31:
+        line, bad[i] = f"{i}\t-{i}\tnegative", "23514"
+    else:
+        line = f"{i}\t{i}\trow {i}"
+    lines.append(line + "\n")
+with connect("off") as c, c.cursor() as cur:
+    with cur.copy("COPY py_rj_off FROM STDIN") as copy:
+        for n, line in enumerate(lines, 1):
+            if n not in bad:
+                copy.write(line)
+notices = []
+with connect("require") as c, c.cursor() as cur:
+    c.add_notice_handler(lambda d: notices.append(d.message_primary))
+    with cur.copy("COPY py_rj_on FROM STDIN WITH (REJECTS 'py_rejects')") as copy:
+        for line in lines:
+            copy.write(line)
+    loaded = cur.rowcount
+    kept = dict(c.execute("SELECT line, sqlstate FROM py_rejects").fetchall())
+    same = c.execute("""SELECT NOT EXISTS ((TABLE py_rj_off EXCEPT ALL TABLE py_rj_on)
+                                         UNION ALL (TABLE py_rj_on EXCEPT ALL TABLE py_rj_off))""").fetchone()[0]
+check(f"REJECTS: {loaded} rows loaded, {len(kept)} kept at their lines with their SQLSTATEs",
+      loaded == len(lines) - len(bad) and kept == bad and same, f"loaded {loaded} same {same} kept {sorted(kept.items())[:8]}")
+want = f'{len(bad)} rows were rejected and kept in "py_rejects" with load_id '
+check(f"REJECTS: the NOTICE ({notices[-1] if notices else None})", any(n.startswith(want) for n in notices), f"{notices}")
 sys.exit(fail)

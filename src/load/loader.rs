@@ -183,6 +183,7 @@ impl<'a> Loader<'a> {
             .update(self.stats.bytes_read, self.stats.rows_loaded);
         self.batch.finish(self.target);
         let mut stats = self.stats;
+        stats.load_id = self.rejects.as_ref().map(Rejects::load_id);
         stats.flushes = self.batch.flushes;
         stats.pages_extended = self.batch.pages_extended;
         stats.extend_calls = self.batch.extend_calls;

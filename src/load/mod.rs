@@ -77,6 +77,8 @@ pub struct LoadStats {
     pub rows_set_null: u64,
     /// Rows the WHERE condition excluded.
     pub rows_excluded: u64,
+    /// With a rejects table: the load's id there.
+    pub load_id: Option<i64>,
     pub bytes_read: u64,
     pub flushes: u64,
     pub pages_extended: u64,
@@ -202,7 +204,10 @@ pub fn run(
     target.close();
     drop(progress);
     if spec.log_verbosity >= LogVerbosity::Default {
-        report_on_error(stats.rows_skipped, stats.rows_set_null);
+        match (&spec.rejects, stats.load_id) {
+            (Some(table), Some(id)) => report_rejects(stats.rows_skipped, table, id),
+            _ => report_on_error(stats.rows_skipped, stats.rows_set_null),
+        }
     }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
@@ -282,6 +287,23 @@ fn convert_input<'a>(
         input.read = Box::new(encoding::convert_all(raw, transcoder));
     }
     input
+}
+
+/// The closing NOTICE of a load that keeps rejects (instead of ON_ERROR's: rows are also
+/// rejected for their structure or a constraint): how many, and where they are.
+fn report_rejects(rejected: u64, table: &str, load_id: i64) {
+    if rejected > 0 {
+        let rows = if rejected == 1 {
+            "row was"
+        } else {
+            "rows were"
+        };
+        pgrx::ereport!(
+            PgLogLevel::NOTICE,
+            PgSqlErrorCode::ERRCODE_SUCCESSFUL_COMPLETION,
+            format!("{rejected} {rows} rejected and kept in \"{table}\" with load_id {load_id}")
+        );
+    }
 }
 
 /// The closing NOTICEs of ON_ERROR: rows `ignore` skipped (COPY's), rows in which `set_null`

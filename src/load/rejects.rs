@@ -164,6 +164,11 @@ impl Rejects {
         });
     }
 
+    /// The load's id in the table.
+    pub fn load_id(&self) -> i64 {
+        self.load_id
+    }
+
     /// Inserts what is pending once there is enough of it (between row runs: never inside a
     /// subtransaction that may still be rolled back).
     pub fn flush_if_full(&mut self) {
