@@ -421,3 +421,70 @@ fn rejects_keep_rows_that_fail_their_constraints() {
     }
     assert!(diffs.is_empty(), "{}", diffs.join("\n"));
 }
+
+/// A line with bytes invalid in the input's encoding is a reject too (22021, COPY's message
+/// for the line alone), and the load goes on after it: lines of every kind of bad UTF-8, in
+/// a file big enough to be read by the reader thread in chunks, the last one without its line
+/// end. Inside a CSV quote (where the row ends is unknown) the load still stops, as COPY.
+#[pg_test]
+fn rejects_keep_lines_invalid_in_their_encoding() {
+    make_outcome_functions();
+    Spi::run("CREATE TABLE fc_re (a int, b text); CREATE TABLE fc_re_copy (LIKE fc_re); CREATE TABLE fc_re_one (LIKE fc_re)").unwrap();
+    let bad: [&[u8]; 4] = [b"bad \xff here", b"\xe2\x82", b"x\xc3(y", b"\xed\xa0\x80 surrogate"];
+    let (mut data, mut kept, mut rejected) = (Vec::new(), Vec::new(), Vec::new());
+    let n = 30000;
+    for i in 1..=n {
+        let mut line = format!("{i}\t").into_bytes();
+        let is_bad = i % 997 == 5 || i == n;
+        if is_bad {
+            line.extend_from_slice(bad[i % bad.len()]);
+            rejected.push((i as i64, data.len() as i64, line.clone()));
+        } else {
+            line.extend_from_slice(format!("row {i}").as_bytes());
+            kept.extend_from_slice(&line);
+            kept.push(b'\n');
+        }
+        data.extend_from_slice(&line);
+        if i < n {
+            data.push(b'\n');
+        }
+    }
+    let path = scratch_file("rejects_enc_kept", &kept);
+    Spi::run(&format!("COPY fc_re_copy FROM '{path}'")).unwrap();
+    let path = scratch_file("rejects_enc", &data);
+    let skipped = Spi::get_one::<i64>(&format!(
+        "SELECT rows_skipped FROM fastcopy.load('fc_re', '{path}', rejects => 'fc_re_rej')"
+    ))
+    .unwrap();
+    assert_eq!(skipped, Some(rejected.len() as i64));
+    assert_eq!(table_text("fc_re_copy"), table_text("fc_re"));
+    let mut diffs = Vec::new();
+    for (line, offset, raw) in &rejected {
+        Spi::run("TRUNCATE fc_re_one").unwrap();
+        let mut one = raw.clone();
+        one.push(b'\n');
+        let path = scratch_file("rejects_enc_one", &one);
+        let copy = outcome(&format!("COPY fc_re_one FROM '{path}'"));
+        let want = format!("{}|{offset}|true", copy.strip_prefix("err:").unwrap_or(&copy).replacen(':', "|", 1));
+        let got = Spi::get_one_with_args::<String>(
+            "SELECT sqlstate || '|' || message || '|' || byte_offset || '|' || (raw_line = $2 AND column_name IS NULL)
+             FROM fc_re_rej WHERE line = $1",
+            &[(*line).into(), raw.clone().into()],
+        )
+        .unwrap()
+        .unwrap_or_default();
+        if got != want {
+            diffs.push(format!("line {line}:\n  COPY:     {want}\n  rejects:  {got}"));
+        }
+    }
+    assert!(diffs.is_empty(), "{}", diffs.join("\n"));
+    // inside a CSV quote: the load stops with COPY's error
+    let path = scratch_file("rejects_enc_csv", b"1,a\n2,\"b\xff\nc\"\n3,d\n");
+    let copy = outcome(&format!("COPY fc_re_copy FROM '{path}' (FORMAT csv)"));
+    let fast = outcome(&format!(
+        "SELECT fastcopy.load('fc_re', '{path}', format => 'csv', rejects => 'fc_re_rej')::text"
+    ));
+    assert!(copy.starts_with("err:22021:"), "{copy}");
+    assert_eq!(fast, copy);
+    let _ = std::fs::remove_file(&path);
+}

@@ -167,6 +167,12 @@ impl<R: Read> Chunks<R> {
         }
         self.filled += n;
         self.bytes_read += n as u64;
+        self.verify_new();
+        Ok(())
+    }
+
+    /// Verifies what was read after `verified` (nothing once the input is bad).
+    fn verify_new(&mut self) {
         match self.verify {
             Verify::None => self.verified = self.filled,
             Verify::Utf8 if !self.bad => {
@@ -196,7 +202,45 @@ impl<R: Read> Chunks<R> {
             }
             Verify::Utf8 | Verify::NulFree | Verify::Mb(_) => {}
         }
-        Ok(())
+    }
+
+    /// With [`bad`](Self::bad) set: consumes the unit at `pos` up to the first line end
+    /// (`\n`, `\r\n` or `\r`) at or after the invalid bytes, or to the end of the input, and
+    /// verifies on from there. Returns the bytes consumed and how many of them are the line
+    /// end.
+    pub fn skip_invalid_line(&mut self) -> io::Result<(Vec<u8>, usize)> {
+        debug_assert!(self.bad);
+        loop {
+            let from = self.verified;
+            let found = memchr::memchr2(b'\n', b'\r', &self.buf[from..self.filled]);
+            let end = match found {
+                // a `\r` last in what is read: a `\n` may follow it
+                Some(k)
+                    if self.buf[from + k] == b'\r' && from + k + 1 == self.filled && !self.eof =>
+                {
+                    None
+                }
+                Some(k)
+                    if self.buf[from + k] == b'\r'
+                        && self.buf.get(from + k + 1) == Some(&b'\n')
+                        && from + k + 1 < self.filled =>
+                {
+                    Some((from + k + 2, 2))
+                }
+                Some(k) => Some((from + k + 1, 1)),
+                None if self.eof => Some((self.filled, 0)),
+                None => None,
+            };
+            if let Some((next, eol)) = end {
+                let raw = self.buf[self.pos..next].to_vec();
+                self.pos = next;
+                self.verified = next;
+                self.bad = false;
+                self.verify_new();
+                return Ok((raw, eol));
+            }
+            self.fill()?;
+        }
     }
 
     /// With [`bad`](Self::bad) set: the bytes the server prints for the invalid sequence,

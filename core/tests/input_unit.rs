@@ -1364,3 +1364,74 @@ fn long_lines_through_the_fast_path() {
         vec![vec![v("a")], vec![v(&f1), v(&f2)]]
     );
 }
+
+/// `skip_invalid_lines`: each line with bytes invalid in its encoding comes back as a row
+/// without fields, its raw line and the message COPY gives it, and reading goes on at the next
+/// line; the same rows whatever the chunk size (a bad line across reads, a `\r\n` split by a
+/// read), with `\n`, `\r\n` and `\r` line ends and a bad last line without one.
+#[test]
+fn invalid_lines_are_skipped_when_asked() {
+    for eol in ["\n", "\r\n", "\r"] {
+        let lines: [&[u8]; 6] = [
+            b"1\ta",
+            b"2\tb\xffc",
+            b"3\t\xe2\x82",
+            b"4\td",
+            b"5\t\xc3(",
+            b"6\te\xfe",
+        ];
+        let mut data = Vec::new();
+        for (i, l) in lines.iter().enumerate() {
+            data.extend_from_slice(l);
+            if i + 1 < lines.len() {
+                data.extend_from_slice(eol.as_bytes());
+            }
+        }
+        let mut first: Option<Vec<String>> = None;
+        for chunk in [1, 2, 3, 5, 8, 64] {
+            let mut opts = text();
+            opts.input_encoding = Some(fastcopy_core::input::Encoding::utf8());
+            opts.skip_invalid_lines = true;
+            let mut reader = RowReader::with_capacity(&data[..], opts, chunk);
+            let mut row = Row::new();
+            let mut got = Vec::new();
+            while reader.next_row(&mut row).expect("no error ends the data") {
+                got.push(match row.invalid() {
+                    Some(m) => format!("{} bad {:?} {m}", row.line_no(), row.raw_line()),
+                    None => format!("{} ok {:?}", row.line_no(), row.raw_line()),
+                });
+            }
+            assert_eq!(got.len(), 6, "eol {eol:?} chunk {chunk}: {got:?}");
+            for (i, g) in got.iter().enumerate() {
+                let ok = !lines[i].iter().any(|&b| b >= 0x80);
+                assert!(g.contains(if ok { " ok " } else { " bad " }), "{g}");
+                assert!(
+                    g.contains(&format!("{:?}", lines[i])),
+                    "eol {eol:?} chunk {chunk}: {g}"
+                );
+            }
+            match &first {
+                None => first = Some(got),
+                Some(f) => assert_eq!(&got, f, "eol {eol:?} chunk {chunk}"),
+            }
+        }
+        let first = first.unwrap();
+        assert!(
+            first[1].ends_with("invalid byte sequence for encoding \"UTF8\": 0xff"),
+            "{}",
+            first[1]
+        );
+    }
+    // off (the default): the first bad line ends the data with its error
+    let mut opts = text();
+    opts.input_encoding = Some(fastcopy_core::input::Encoding::utf8());
+    let mut reader = RowReader::new(&b"1\ta\n2\t\xff\n3\tc\n"[..], opts);
+    let mut row = Row::new();
+    assert!(reader.next_row(&mut row).unwrap());
+    let e = reader.next_row(&mut row).unwrap_err();
+    assert_eq!(
+        (e.line, e.message().as_str()),
+        (2, "invalid byte sequence for encoding \"UTF8\": 0xff")
+    );
+    assert!(!reader.next_row(&mut row).unwrap());
+}

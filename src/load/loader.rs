@@ -333,7 +333,7 @@ impl<'a> Loader<'a> {
         // a row that is read here: the one a few ahead into the cache now, so that it is there
         // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
         block.prefetch(r, PREFETCH_AHEAD);
-        if self.rejects.is_some() && !target.binary && self.wrong_field_count(block, r) {
+        if self.rejects.is_some() && !target.binary && self.bad_structure(block, r) {
             return None;
         }
         let Values { datums, nulls } = &mut self.values;
@@ -438,24 +438,30 @@ impl Loader<'_> {
         }
     }
 
-    /// With a rejects table: row `r` has fewer or more fields than there are columns, which
-    /// COPY raises (22P04) before it converts anything; kept as a reject, with COPY's message.
+    /// With a rejects table: row `r` is a line invalid in the input's encoding (22021), or has
+    /// fewer or more fields than there are columns, which COPY raises (22P04) before it
+    /// converts anything; kept as a reject, with COPY's message.
     #[inline(never)]
-    fn wrong_field_count(&mut self, block: &RowBlock, r: usize) -> bool {
+    fn bad_structure(&mut self, block: &RowBlock, r: usize) -> bool {
         let (target, row) = (self.target, &block.rows()[r]);
         let ncols = target.columns.len();
-        let message = if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
-            "extra data after last expected column".to_string()
+        let (sqlstate, message) = if let Some(message) = row.invalid() {
+            ("22021", message.to_string())
+        } else if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
+            ("22P04", "extra data after last expected column".to_string())
         } else if row.len() < ncols {
-            format!(
-                "missing data for column \"{}\"",
-                target.columns[row.len()].name.to_string_lossy()
+            (
+                "22P04",
+                format!(
+                    "missing data for column \"{}\"",
+                    target.columns[row.len()].name.to_string_lossy()
+                ),
             )
         } else {
             return false;
         };
         let error = RejectError {
-            sqlstate: "22P04".into(),
+            sqlstate: sqlstate.into(),
             message,
             detail: None,
         };

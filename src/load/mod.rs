@@ -237,6 +237,9 @@ where
             // a value stands for COPY FROM STDIN (its end-marker rule), a file for a file
             options.stream = input.kind != progress::SourceKind::File;
             options.no_columns = target.columns.is_empty();
+            // a line invalid in its encoding is a reject too (with the checks on the reader
+            // thread: not when the backend converts the input)
+            options.skip_invalid_lines = spec.rejects.is_some();
             options.input_encoding = target.encoding.input.clone();
             options.server_encoding = target.encoding.server.clone();
             if spec.header_match {

@@ -127,6 +127,11 @@ pub struct Options {
     pub header: u64,
     /// `HEADER MATCH` (with `header` 1): the header row's fields must be these column names.
     pub header_match: Option<HeaderMatch>,
+    /// A data line with a byte sequence invalid in `input_encoding` (outside CSV quotes)
+    /// does not end the data: it comes back as a row without fields whose
+    /// [`Row::invalid`] is the error, and reading goes on after its line end. Default off
+    /// (COPY: the error ends the load). For a rejects table.
+    pub skip_invalid_lines: bool,
     /// The input's encoding as it is checked while it is read (COPY's `file_encoding` when
     /// no conversion is needed), or `None` when the bytes come checked (converted to the
     /// server encoding by the server before they reach the reader).
@@ -156,6 +161,7 @@ impl Options {
             escape: b'"',
             header: 0,
             header_match: None,
+            skip_invalid_lines: false,
             input_encoding: Some(Encoding::utf8()),
             server_encoding: Encoding::utf8(),
             server_major: 17,
@@ -175,6 +181,7 @@ impl Options {
             escape: b'"',
             header: 0,
             header_match: None,
+            skip_invalid_lines: false,
             input_encoding: Some(Encoding::utf8()),
             server_encoding: Encoding::utf8(),
             server_major: 17,
@@ -274,6 +281,9 @@ enum RawLine {
     InBuf { delim: u8, quote: u8 },
     /// `Row::raw` holds a copy of the raw line.
     Copied,
+    /// A line invalid in the input's encoding, skipped by a decoder that keeps going after
+    /// one ([`Options::skip_invalid_lines`]): `Row::raw` holds it, `Row::invalid` its error.
+    Invalid,
 }
 
 /// Asks the CPU to start loading the cache line at `p` (a hint: nothing where the target has
@@ -320,6 +330,9 @@ pub struct Row {
     line_len: usize,
     line_no: u64,
     raw_len: usize,
+    /// With `raw_kind` [`RawLine::Invalid`], the message of the line's encoding error (stale
+    /// otherwise).
+    invalid: String,
 }
 
 impl Default for Row {
@@ -338,6 +351,19 @@ impl Row {
             line_len: 0,
             line_no: 0,
             raw_len: 0,
+            invalid: String::new(),
+        }
+    }
+
+    /// For a line invalid in the input's encoding that the decoder skipped
+    /// ([`Options::skip_invalid_lines`]): the message of the error COPY raises for it
+    /// (SQLSTATE 22021, `CHARACTER_NOT_IN_REPERTOIRE`). Such a row has no fields;
+    /// [`raw_line`](Self::raw_line) is the line as read.
+    #[inline]
+    pub fn invalid(&self) -> Option<&str> {
+        match self.raw_kind {
+            RawLine::Invalid => Some(&self.invalid),
+            _ => None,
         }
     }
 
@@ -428,7 +454,7 @@ impl Row {
     /// terminator excluded), for the `COPY t, line N: "..."` error context.
     pub fn raw_line(&self) -> Cow<'_, [u8]> {
         match self.raw_kind {
-            RawLine::Copied => Cow::Borrowed(&self.raw),
+            RawLine::Copied | RawLine::Invalid => Cow::Borrowed(&self.raw),
             RawLine::InBuf { delim, quote } => {
                 let mut v = self.buf[..self.line_len].to_vec();
                 // Raw input never contains NUL (it is invalid UTF-8), so every NUL inside the
@@ -1079,7 +1105,11 @@ impl<R: Read> RowReader<R> {
             }
         }
         self.lineno += 1;
-        let line = self.read_line()?;
+        let line = match self.read_line() {
+            Ok(line) => line,
+            Err(e) if self.skips_invalid_line(&e) => return self.skip_invalid_line(e, row),
+            Err(e) => return Err(e),
+        };
         if line.stop && line.end == line.start {
             self.input.consume_to(line.next);
             return Ok(false);
@@ -1237,6 +1267,34 @@ impl<R: Read> RowReader<R> {
                 }
             }
         }
+    }
+
+    /// Whether the read of a data line that failed with `e` goes on after that line
+    /// ([`Options::skip_invalid_lines`]): `e` is about bytes invalid in the input's encoding,
+    /// outside a CSV quote (inside one, where the row ends is not known).
+    fn skips_invalid_line(&self, e: &InputError) -> bool {
+        self.opts.skip_invalid_lines
+            && matches!(e.kind, InputErrorKind::InvalidEncoding { .. })
+            && self.input.bad()
+            && !self.scan.in_quote
+    }
+
+    /// The line with invalid bytes, up to its end (`\n`, `\r\n` or `\r`, or the end of the
+    /// input) into `row` as an [`invalid`](Row::invalid) row with `e`; reading goes on after it.
+    fn skip_invalid_line(&mut self, e: InputError, row: &mut Row) -> Result<bool, InputError> {
+        let (raw, eol) = self
+            .input
+            .skip_invalid_line()
+            .map_err(|io| InputError::new(InputErrorKind::Io(io), self.lineno))?;
+        row.reset();
+        row.raw.clear();
+        row.raw.extend_from_slice(&raw[..raw.len() - eol]);
+        row.raw_kind = RawLine::Invalid;
+        row.line_no = self.lineno;
+        row.raw_len = raw.len();
+        row.line_len = raw.len() - eol;
+        row.invalid = e.message();
+        Ok(true)
     }
 
     /// `CopyConversionError`: the input is invalid right after the verified data.
