@@ -430,7 +430,9 @@ fn rejects_keep_rows_that_fail_their_constraints() {
 fn rejects_keep_lines_invalid_in_their_encoding() {
     make_outcome_functions();
     Spi::run("CREATE TABLE fc_re (a int, b text); CREATE TABLE fc_re_copy (LIKE fc_re); CREATE TABLE fc_re_one (LIKE fc_re)").unwrap();
-    let bad: [&[u8]; 4] = [b"bad \xff here", b"\xe2\x82", b"x\xc3(y", b"\xed\xa0\x80 surrogate"];
+    // (the last: a text escape that gives a byte invalid in the database encoding)
+    let bad: [&[u8]; 5] =
+        [b"bad \xff here", b"\xe2\x82", b"x\xc3(y", b"\xed\xa0\x80 surrogate", b"esc \\xff"];
     let (mut data, mut kept, mut rejected) = (Vec::new(), Vec::new(), Vec::new());
     let n = 30000;
     for i in 1..=n {

@@ -1422,6 +1422,32 @@ fn invalid_lines_are_skipped_when_asked() {
             first[1]
         );
     }
+    // a text escape that gives a byte invalid in the server encoding: the same, after the
+    // line was read whole
+    let mut opts = text();
+    opts.skip_invalid_lines = true;
+    let mut reader = RowReader::new(&b"1\ta\n2\tx\\xffy\n3\tc\n"[..], opts);
+    let mut row = Row::new();
+    let mut got = Vec::new();
+    while reader.next_row(&mut row).unwrap() {
+        got.push(format!(
+            "{} {:?} {:?}",
+            row.line_no(),
+            row.invalid(),
+            row.raw_line()
+        ));
+    }
+    assert_eq!(
+        got,
+        [
+            "1 None [49, 9, 97]".to_string(),
+            format!(
+                "2 Some(\"invalid byte sequence for encoding \\\"UTF8\\\": 0xff\") {:?}",
+                b"2\tx\\xffy"
+            ),
+            "3 None [51, 9, 99]".to_string(),
+        ]
+    );
     // off (the default): the first bad line ends the data with its error
     let mut opts = text();
     opts.input_encoding = Some(fastcopy_core::input::Encoding::utf8());

@@ -1014,6 +1014,7 @@ impl<R: Read> RowReader<R> {
         if self.header_left == 0 && !self.opts.no_columns {
             match fast::try_row(self, row) {
                 Some(Ok(())) => return Ok(true),
+                Some(Err(e)) if self.skips_split_error(&e) => return Ok(invalid_row(row, e)),
                 Some(Err(e)) => {
                     self.done = true;
                     return Err(e);
@@ -1023,6 +1024,7 @@ impl<R: Read> RowReader<R> {
         }
         match self.next_row_inner(row) {
             Ok(true) => Ok(true),
+            Err(e) if self.skips_split_error(&e) => Ok(invalid_row(row, e)),
             other => {
                 self.done = true;
                 other
@@ -1279,6 +1281,15 @@ impl<R: Read> RowReader<R> {
             && !self.scan.in_quote
     }
 
+    /// Whether a line whose splitting failed with `e` is returned as an invalid row
+    /// ([`Options::skip_invalid_lines`]): `e` is about text escapes that gave bytes invalid in
+    /// the server encoding, in a line read whole (and consumed).
+    fn skips_split_error(&self, e: &InputError) -> bool {
+        self.opts.skip_invalid_lines
+            && matches!(e.kind, InputErrorKind::InvalidEncoding { .. })
+            && e.partial.is_some()
+    }
+
     /// The line with invalid bytes, up to its end (`\n`, `\r\n` or `\r`, or the end of the
     /// input) into `row` as an [`invalid`](Row::invalid) row with `e`; reading goes on after it.
     fn skip_invalid_line(&mut self, e: InputError, row: &mut Row) -> Result<bool, InputError> {
@@ -1318,6 +1329,19 @@ impl<R: Read> RowReader<R> {
             .fill()
             .map_err(|e| InputError::new(InputErrorKind::Io(e), self.lineno))
     }
+}
+
+/// `row`, whose line failed to split with `e` (and was consumed), as an invalid row: no
+/// fields, the line as read, `e`'s message. True (a row was read).
+#[cold]
+fn invalid_row(row: &mut Row, e: InputError) -> bool {
+    row.reset();
+    row.raw.clear();
+    row.raw
+        .extend_from_slice(e.raw_line.as_deref().unwrap_or_default());
+    row.raw_kind = RawLine::Invalid;
+    row.invalid = e.message();
+    true
 }
 
 /// Splits a line that needs no de-escaping (text without backslash, CSV without quote
