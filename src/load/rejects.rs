@@ -3,10 +3,13 @@
 //! fix it, in the load's transaction (rolled back with it).
 //!
 //! What a row is rejected for: a value its input function refuses (as `on_error => 'ignore'`,
-//! which a rejects table implies), and a row with fewer or more fields than columns (which
-//! COPY cannot skip). The error recorded is the one COPY raises for that row alone: the
-//! conversion is done again, in a subtransaction, with errors raised, and the error caught
-//! (SQLSTATE, message, detail, and the column the position was at). Rows are kept in memory
+//! which a rejects table implies), and what COPY cannot skip: a row with fewer or more fields
+//! than columns, a last CSV row whose quote is never closed, a line invalid in its encoding
+//! (the decoder skips it, `Options::skip_invalid_lines`), a row that fails its NOT NULL, CHECK
+//! or partition constraint (`Loader::keep_rejects`). The error recorded is the one COPY raises
+//! for that row alone: the input function's soft error, or, for a value, the conversion done
+//! again in a subtransaction with errors raised, and for a constraint the checks' own ERROR,
+//! caught (SQLSTATE, message, detail, and the column). Rows are kept in memory
 //! and inserted through SPI in one statement per [`FLUSH_AT`] rejects and at the end of the
 //! load, between batches (no buffer is locked then).
 //!
