@@ -11,7 +11,9 @@
 #   \copy through the COPY hook, wall time around psql; events: 3,000,000 rows of
 #   (bigint, int, 32-byte text), UNLOGGED; events_client: the same from psql \copy; orders:
 #   3,000,000 rows of (bigint, int, numeric(12,2), timestamptz, text mostly NULL), UNLOGGED,
-#   as pg_dump writes them; orders_client: the same from psql \copy)
+#   as pg_dump writes them; orders_client: the same from psql \copy; dirty: lotsaints' shape,
+#   1,000,000 rows, 1% with a value int refuses (bench/dirty.sh's), on_error => 'ignore';
+#   dirty_rejects: the same with a rejects table, dropped before each load)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -58,9 +60,15 @@ events="$FASTCOPY_RUN/events3m.copy"
   psql -c "COPY (SELECT g, g % 17, md5(g::text) FROM generate_series(1, 3000000) g) TO '$events'"
 # ms COMMAND...: wall time of a command, in ms
 ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
+dirty="$FASTCOPY_RUN/dirty-1m.txt"
+[ -f "$dirty" ] || dirty_data "$dirty"
 for w in $workloads; do
-  client=0
+  client=0 opts=""
   case $w in
+    dirty) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$dirty
+           opts=", on_error => ''ignore''" ;;
+    dirty_rejects) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$dirty
+                   opts=", rejects => ''ab_rej''" ;;
     lotsaints_client) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots; client=1 ;;
     lotsaints) def="CREATE UNLOGGED TABLE ab_t (a int, b int, c int)"; data=$lots ;;
     lotsaints_logged) def="CREATE TABLE ab_t (a int, b int, c int)"; data=$lots ;;
@@ -81,12 +89,13 @@ for w in $workloads; do
     for i in $(random_order 2 "$w$r"); do
       side=$([ "$i" = 0 ] && echo a || echo b)
       use_so "$([ "$side" = a ] && echo "$so_a" || echo "$so_b")"
-      psql -c "TRUNCATE ab_t" -c "CHECKPOINT" >/dev/null
+      psql -c "TRUNCATE ab_t" -c "DROP TABLE IF EXISTS ab_rej" -c "CHECKPOINT" >/dev/null 2>&1
       if [ "$client" = 1 ]; then
         t[$side]=$(PGOPTIONS="-c session_preload_libraries=fastcopy -c fastcopy.copy_from=require" \
                    ms psql -c "\\copy ab_t FROM '$data'")
       else
-        t[$side]=$(psql -c "SELECT bench_ms('SELECT fastcopy.load(''ab_t'', ''$data'')')")
+        t[$side]=$(psql -c "SET client_min_messages = warning" \
+                        -c "SELECT bench_ms('SELECT fastcopy.load(''ab_t'', ''$data''$opts)')")
       fi
     done
     if [ "$r" -gt 0 ]; then   # round 0 warms up

@@ -15,9 +15,7 @@ rounds=${ROUNDS:-7}
 for m in "${majors[@]}"; do
   use_major "$m" >/dev/null
   f=$FASTCOPY_RUN/dirty-1m.txt
-  awk 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) {
-         b = int(rand() * 2000000000) - 1000000000; c = int(rand() * 1000);
-         if (i % 100 == 37) printf "%d\tx%d\t%d\n", i, b, c; else printf "%d\t%d\t%d\n", i, b, c } }' >"$f"
+  dirty_data "$f"
   psql -c "DROP TABLE IF EXISTS dt, dt_rej" -c "CREATE UNLOGGED TABLE dt (a int, b int, c int)" >/dev/null
   declare -A t=()
   for r in $(seq 0 "$rounds"); do

@@ -50,6 +50,9 @@ pub struct Loader<'a> {
     /// Rows on the short path that fail their constraint checks are kept as rejects: runs of
     /// rows go in a subtransaction, as for `OnError::Rollback`.
     guard_checks: bool,
+    /// The last row offset computed (`row_offset`): the block's first offset, the row, its
+    /// offset; the next reject of the same block adds up from there.
+    offset_at: (Option<u64>, usize, u64),
 }
 
 impl<'a> Loader<'a> {
@@ -80,6 +83,7 @@ impl<'a> Loader<'a> {
             rejects: None,
             skipping_structure: false,
             guard_checks: false,
+            offset_at: (None, 0, 0),
         }
     }
 
@@ -627,8 +631,20 @@ impl Loader<'_> {
 
     /// Where row `r` of `block` starts in the input, when the rows are the input's bytes
     /// (not converted from another encoding first).
-    fn row_offset(&self, block: &RowBlock, r: usize) -> Option<u64> {
-        block.row_offset(r).filter(|_| self.offsets_known())
+    fn row_offset(&mut self, block: &RowBlock, r: usize) -> Option<u64> {
+        if !self.offsets_known() {
+            return None;
+        }
+        let first = block.first_offset?;
+        // rejects come in row order: from the last one of this block on, not from its start
+        let (from, at) = match self.offset_at {
+            (Some(f), k, at) if f == first && k <= r => (k, at),
+            _ => (0, first),
+        };
+        let rows = &block.rows()[from..r];
+        let offset = at + rows.iter().map(|row| row.raw_len() as u64).sum::<u64>();
+        self.offset_at = (Some(first), r, offset);
+        Some(offset)
     }
 
     /// The decoder's offsets are the input's: it reads the input as it is, not converted.
