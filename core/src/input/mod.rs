@@ -282,7 +282,8 @@ enum RawLine {
     /// `Row::raw` holds a copy of the raw line.
     Copied,
     /// A line invalid in the input's encoding, skipped by a decoder that keeps going after
-    /// one ([`Options::skip_invalid_lines`]): `Row::raw` holds it, `Row::invalid` its error.
+    /// one ([`Options::skip_invalid_lines`]): `Row::raw` holds it, `Row::buf` its error's
+    /// message (no fields).
     Invalid,
 }
 
@@ -330,9 +331,6 @@ pub struct Row {
     line_len: usize,
     line_no: u64,
     raw_len: usize,
-    /// With `raw_kind` [`RawLine::Invalid`], the message of the line's encoding error (stale
-    /// otherwise).
-    invalid: String,
 }
 
 impl Default for Row {
@@ -351,7 +349,6 @@ impl Row {
             line_len: 0,
             line_no: 0,
             raw_len: 0,
-            invalid: String::new(),
         }
     }
 
@@ -362,7 +359,8 @@ impl Row {
     #[inline]
     pub fn invalid(&self) -> Option<&str> {
         match self.raw_kind {
-            RawLine::Invalid => Some(&self.invalid),
+            // (the message is where the fields' bytes would be: the row has none)
+            RawLine::Invalid => std::str::from_utf8(&self.buf).ok(),
             _ => None,
         }
     }
@@ -1304,7 +1302,7 @@ impl<R: Read> RowReader<R> {
         row.line_no = self.lineno;
         row.raw_len = raw.len();
         row.line_len = raw.len() - eol;
-        row.invalid = e.message();
+        row.buf.extend_from_slice(e.message().as_bytes());
         Ok(true)
     }
 
@@ -1340,7 +1338,7 @@ fn invalid_row(row: &mut Row, e: InputError) -> bool {
     row.raw
         .extend_from_slice(e.raw_line.as_deref().unwrap_or_default());
     row.raw_kind = RawLine::Invalid;
-    row.invalid = e.message();
+    row.buf.extend_from_slice(e.message().as_bytes());
     true
 }
 
