@@ -179,8 +179,8 @@ fn rejects_in_the_load_transaction_and_its_rules() {
     Spi::run("RESET fastcopy.rejects").unwrap();
     // refusals
     assert_eq!(
-        load(", rejects => 'fc_rk_rej', on_error => 'set_null'"),
-        "err:22023:a rejects table requires ON_ERROR to be IGNORE"
+        load(", rejects => 'fc_rk_rej', on_error => 'stop'"),
+        "err:22023:a rejects table requires ON_ERROR to be IGNORE or SET_NULL"
     );
     assert_eq!(
         outcome(
@@ -489,4 +489,71 @@ fn rejects_keep_lines_invalid_in_their_encoding() {
     assert!(copy.starts_with("err:22021:"), "{copy}");
     assert_eq!(fast, copy);
     let _ = std::fs::remove_file(&path);
+}
+
+/// With `set_null`, each value made NULL is kept as a reject row of its own (action
+/// `set_null`: its row is loaded), with its column, raw field and the error its type's input
+/// gives it (the oracle: the same text cast to the column's type); a row that then fails its
+/// NOT NULL constraint is also kept, as `skipped`. The rows loaded are those of a `set_null`
+/// load of the same input without that row.
+#[pg_test]
+fn rejects_keep_each_value_set_null_made_null() {
+    make_outcome_functions();
+    Spi::run(
+        "CREATE TABLE fc_rn (a int, b numeric(5,2), c date, d int NOT NULL);
+         CREATE TABLE fc_rn_plain (LIKE fc_rn INCLUDING ALL);",
+    )
+    .unwrap();
+    let lines = [
+        "1\t1.5\t2024-01-01\t1",
+        "x\t1000\t2024-02-30\t2",
+        "3\tabc\t2024-01-03\t3",
+        "4\t2\t2024-01-04\tnope",
+        "5\t\\N\t\\N\t5",
+    ];
+    let data: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let (loaded, set_null) = Spi::get_two_with_args::<i64, i64>(
+        "SELECT rows_loaded, rows_set_null FROM fastcopy.load_data('fc_rn', $1, on_error => 'set_null', rejects => 'fc_rn_rej')",
+        &[data.as_str().into()],
+    )
+    .unwrap();
+    assert_eq!((loaded, set_null), (Some(4), Some(3)));
+    let without: String = lines.iter().filter(|l| !l.ends_with("nope")).map(|l| format!("{l}\n")).collect();
+    Spi::run_with_args(
+        "SELECT fastcopy.load_data('fc_rn_plain', $1, on_error => 'set_null')",
+        &[without.as_str().into()],
+    )
+    .unwrap();
+    assert_eq!(table_text("fc_rn_plain"), table_text("fc_rn"));
+    // every value made NULL, with the cast's error; the NOT NULL failure after it
+    let types = ["int", "numeric(5,2)", "date", "int"];
+    let mut want = Vec::new();
+    for (n, line) in lines.iter().enumerate() {
+        for (i, v) in line.split('\t').enumerate() {
+            if v == "\\N" {
+                continue;
+            }
+            let cast = outcome(&format!("SELECT '{v}'::{}::text", types[i]));
+            if let Some(err) = cast.strip_prefix("err:") {
+                let column = ["a", "b", "c", "d"][i];
+                want.push(format!("{}|set_null|{column}|{}|{v}|{}", n + 1, i + 1, err.replacen(':', "|", 1)));
+            }
+        }
+    }
+    want.push(format!(
+        "4|skipped|d|4|nope|23502|null value in column \"d\" of relation \"fc_rn\" violates not-null constraint"
+    ));
+    let got = Spi::get_one::<String>(
+        "SELECT string_agg(line || '|' || action || '|' || column_name || '|' || attnum || '|'
+                           || convert_from(raw_field, 'UTF8') || '|' || sqlstate || '|' || message,
+                           E'\\n' ORDER BY line, action, attnum)
+         FROM fc_rn_rej",
+    )
+    .unwrap()
+    .unwrap_or_default();
+    want.sort_by_key(|w| {
+        let f: Vec<&str> = w.split('|').collect();
+        (f[0].parse::<i32>().unwrap(), f[1].to_string(), f[3].parse::<i32>().unwrap())
+    });
+    assert_eq!(got, want.join("\n"));
 }

@@ -28,13 +28,20 @@ pub fn raise_int_error(err: IntError, input: &[u8], type_name: &str) -> ! {
         }
     }
     // Only if the server took what fastcopy refused (a bug in fastcopy's parser).
+    let (code, message) = int_error_text(err, input, type_name);
+    raise(code, message)
+}
+
+/// The server's SQLSTATE and message for `input` that did not convert to `type_name`, the
+/// input shown as text (exact for input in UTF-8, or ASCII).
+pub fn int_error_text(err: IntError, input: &[u8], type_name: &str) -> (PgSqlErrorCode, String) {
     let shown = String::from_utf8_lossy(input);
     match err {
-        IntError::InvalidSyntax => raise(
+        IntError::InvalidSyntax => (
             PgSqlErrorCode::ERRCODE_INVALID_TEXT_REPRESENTATION,
             format!("invalid input syntax for type {type_name}: \"{shown}\""),
         ),
-        IntError::OutOfRange => raise(
+        IntError::OutOfRange => (
             PgSqlErrorCode::ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE,
             format!("value \"{shown}\" is out of range for type {type_name}"),
         ),

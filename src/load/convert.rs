@@ -447,8 +447,9 @@ pub enum OnError {
     /// ERROR rolls it back and skips its row.
     Rollback,
     /// The value becomes NULL (PostgreSQL 19's `set_null`; bad values found as for `Ignore`),
-    /// unless its column's domain refuses NULL ([`set_null`]); `verbose`: a NOTICE each.
-    SetNull { verbose: bool },
+    /// unless its column's domain refuses NULL ([`set_null`]); `verbose`: a NOTICE each;
+    /// `keep`: each value's error is kept for the rejects table ([`take_nulled`]).
+    SetNull { verbose: bool, keep: bool },
 }
 
 /// The row buffers conversion writes into: one Datum and one null flag per attribute.
@@ -625,7 +626,12 @@ fn convert(
             return match input(flinfo, s, *typioparam, *typmod, on_error) {
                 Some(d) => Some((d, false)),
                 None => match on_error {
-                    OnError::SetNull { verbose } => Some(set_null(col, pos, verbose)),
+                    OnError::SetNull { verbose, keep } => {
+                        if keep && let Some(r) = compat::take_refusal() {
+                            keep_nulled(col, r.sqlstate, r.message, r.detail);
+                        }
+                        Some(set_null(col, pos, verbose))
+                    }
                     _ => None,
                 },
             };
@@ -636,10 +642,46 @@ fn convert(
         Ok(d) => Some((d, false)),
         Err((e, type_name)) => match on_error {
             OnError::Stop => raise_int_error(e, bytes, type_name),
-            OnError::SetNull { verbose } => Some(set_null(col, pos, verbose)),
+            OnError::SetNull { verbose, keep } => {
+                if keep {
+                    let (code, message) = crate::parse::int_error_text(e, bytes, type_name);
+                    keep_nulled(col, code as i32, message, None);
+                }
+                Some(set_null(col, pos, verbose))
+            }
             OnError::Ignore { .. } | OnError::Rollback => None,
         },
     }
+}
+
+/// A value `set_null` made NULL, kept for the rejects table: its column (0-based attribute)
+/// and the error its conversion gave (packed SQLSTATE, message, detail).
+pub struct Nulled {
+    pub attribute: usize,
+    pub sqlstate: i32,
+    pub message: String,
+    pub detail: Option<String>,
+}
+
+thread_local! {
+    static NULLED: std::cell::RefCell<Vec<Nulled>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Keeps the error of a value of `col` that `set_null` makes NULL (with a rejects table).
+#[cold]
+fn keep_nulled(col: &Column, sqlstate: i32, message: String, detail: Option<String>) {
+    let n = Nulled {
+        attribute: col.index,
+        sqlstate,
+        message,
+        detail,
+    };
+    NULLED.with(|v| v.borrow_mut().push(n));
+}
+
+/// The values `set_null` made NULL since the last call, with their errors (taken).
+pub fn take_nulled() -> Vec<Nulled> {
+    NULLED.with(|v| std::mem::take(&mut *v.borrow_mut()))
 }
 
 /// `on_error => 'set_null'`: the value at `pos` did not convert and becomes NULL, if the
@@ -661,7 +703,10 @@ fn set_null(col: &Column, pos: &Position, verbose: bool) -> (pg_sys::Datum, bool
             std::ptr::null_mut(),
             *typioparam,
             *typmod,
-            OnError::SetNull { verbose },
+            OnError::SetNull {
+                verbose,
+                keep: false,
+            },
         )
         .is_none()
     {
@@ -733,7 +778,7 @@ fn input(
         match on_error {
             OnError::Stop => Some(pg_sys::InputFunctionCall(fl, s, typioparam, typmod)),
             OnError::Ignore { keep } => compat::input_soft(fl, s, typioparam, typmod, keep),
-            OnError::SetNull { .. } => compat::input_soft(fl, s, typioparam, typmod, false),
+            OnError::SetNull { keep, .. } => compat::input_soft(fl, s, typioparam, typmod, keep),
             OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
         }
     }

@@ -362,6 +362,9 @@ impl<'a> Loader<'a> {
         if pos.values_set_null() != set_null_before {
             // PostgreSQL 19 counts rows, not values
             self.stats.rows_set_null += 1;
+            if self.rejects.is_some() {
+                self.record_nulled(block, r);
+            }
         }
         if let Some(filter) = &target.filter
             && !filter.passes(&self.values.datums, &self.values.nulls)
@@ -544,22 +547,41 @@ impl Loader<'_> {
             Converter::Int8 => (int::parse_i64(bytes, grammar).err()?, "bigint"),
             _ => return None,
         };
-        let shown = std::str::from_utf8(bytes).ok()?;
-        let (sqlstate, message) = match err {
-            int::IntError::InvalidSyntax => (
-                "22P02",
-                format!("invalid input syntax for type {type_name}: \"{shown}\""),
-            ),
-            int::IntError::OutOfRange => (
-                "22003",
-                format!("value \"{shown}\" is out of range for type {type_name}"),
-            ),
-        };
+        // (the message shows the bytes as text: exact for UTF-8, else converted again)
+        std::str::from_utf8(bytes).ok()?;
+        let (code, message) = crate::parse::int_error_text(err, bytes, type_name);
         Some(RejectError {
-            sqlstate: sqlstate.into(),
+            sqlstate: sqlstate_text(code as i32),
             message,
             detail: None,
         })
+    }
+
+    /// With a rejects table and `set_null`: each value of row `r` made NULL, as a reject row
+    /// of its own with its column, raw field and error (action `set_null`).
+    #[inline(never)]
+    fn record_nulled(&mut self, block: &RowBlock, r: usize) {
+        let (target, row) = (self.target, &block.rows()[r]);
+        let offset = self.row_offset(block, r);
+        for n in convert::take_nulled() {
+            let Some(i) = target.columns.iter().position(|c| c.index == n.attribute) else {
+                continue;
+            };
+            let raw_field = match row.field(i) {
+                fastcopy_core::input::Field::Value(b) => Some(b),
+                _ => None,
+            };
+            let error = RejectError {
+                sqlstate: sqlstate_text(n.sqlstate),
+                message: n.message,
+                detail: n.detail,
+            };
+            let column = Some((target.columns[i].name.as_c_str(), n.attribute));
+            if let Some(rejects) = &mut self.rejects {
+                let raw = row.raw_line();
+                rejects.record_set_null(row.line_no(), offset, column, raw_field, &raw, error);
+            }
+        }
     }
 
     /// Keeps row `r` of `block`, which failed a constraint check with `e` (about `column`, for
@@ -698,6 +720,7 @@ fn choose_on_error(choice: OnErrorChoice, spec: &LoadSpec, target: &Target) -> O
         // (15: a subtransaction per value that goes to an input function: the row stays)
         OnErrorChoice::SetNull => OnError::SetNull {
             verbose: spec.log_verbosity == LogVerbosity::Verbose,
+            keep: spec.rejects.is_some(),
         },
     }
 }

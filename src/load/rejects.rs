@@ -40,6 +40,8 @@ struct Reject {
     sqlstate: String,
     message: String,
     detail: Option<String>,
+    /// `skipped` (the row is not loaded) or `set_null` (the value was loaded as NULL).
+    action: &'static str,
 }
 
 /// The rejects table of one load and the rows not yet inserted into it.
@@ -143,9 +145,35 @@ impl Rejects {
     /// Keeps one rejected row: its line number, where it starts in the input (if known) and
     /// its raw line, and where the error is about one value, its column (name and 0-based
     /// attribute index) and raw field.
-    #[allow(clippy::too_many_arguments)]
     pub fn record(
         &mut self,
+        line: u64,
+        offset: Option<u64>,
+        column: Option<(&std::ffi::CStr, usize)>,
+        raw_field: Option<&[u8]>,
+        raw_line: &[u8],
+        error: RejectError,
+    ) {
+        self.push("skipped", line, offset, column, raw_field, raw_line, error);
+    }
+
+    /// Keeps one value `set_null` made NULL (its row loaded), as [`record`](Self::record).
+    pub fn record_set_null(
+        &mut self,
+        line: u64,
+        offset: Option<u64>,
+        column: Option<(&std::ffi::CStr, usize)>,
+        raw_field: Option<&[u8]>,
+        raw_line: &[u8],
+        error: RejectError,
+    ) {
+        self.push("set_null", line, offset, column, raw_field, raw_line, error);
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn push(
+        &mut self,
+        action: &'static str,
         line: u64,
         offset: Option<u64>,
         column: Option<(&std::ffi::CStr, usize)>,
@@ -164,6 +192,7 @@ impl Rejects {
             sqlstate: error.sqlstate,
             message: error.message,
             detail: error.detail,
+            action,
         });
     }
 
@@ -188,6 +217,7 @@ impl Rejects {
         let rows = std::mem::take(&mut self.pending);
         let lines: Vec<Option<i64>> = rows.iter().map(|r| Some(r.line)).collect();
         let offsets: Vec<Option<i64>> = rows.iter().map(|r| r.offset).collect();
+        let actions: Vec<Option<&str>> = rows.iter().map(|r| Some(r.action)).collect();
         let columns: Vec<Option<String>> = rows.iter().map(|r| r.column.clone()).collect();
         let attnums: Vec<Option<i32>> = rows.iter().map(|r| r.attnum).collect();
         let fields: Vec<Option<Vec<u8>>> = rows.iter().map(|r| r.raw_field.clone()).collect();
@@ -199,10 +229,10 @@ impl Rejects {
             "INSERT INTO {} (load_id, load_started, relation, source, line, byte_offset,
                  column_name, attnum, raw_field, raw_line, sqlstate, message, detail, action)
              SELECT $1, $2, $3, $4, r.line, r.off, r.col, r.attnum, r.field, r.raw, r.state,
-                    r.msg, r.detail, 'skipped'
+                    r.msg, r.detail, r.action
              FROM unnest($5::bigint[], $6::text[], $7::int[], $8::bytea[], $9::bytea[],
-                         $10::text[], $11::text[], $12::text[], $13::bigint[])
-                  AS r(line, col, attnum, field, raw, state, msg, detail, off)",
+                         $10::text[], $11::text[], $12::text[], $13::bigint[], $14::text[])
+                  AS r(line, col, attnum, field, raw, state, msg, detail, off, action)",
             self.table
         );
         Spi::run_with_args(
@@ -221,6 +251,7 @@ impl Rejects {
                 messages.into(),
                 details.into(),
                 offsets.into(),
+                actions.into(),
             ],
         )
         .unwrap_or_else(|e| {

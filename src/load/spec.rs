@@ -230,10 +230,10 @@ impl LoadSpec {
                 "a rejects table cannot be used in BINARY mode",
             );
         }
-        if rejects.is_some() && on_error != OnErrorChoice::Ignore {
+        if rejects.is_some() && on_error == OnErrorChoice::Stop {
             refuse(
                 PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                "a rejects table requires ON_ERROR to be IGNORE",
+                "a rejects table requires ON_ERROR to be IGNORE or SET_NULL",
             );
         }
         let reject_ratio = o.reject_ratio.inspect(|&r| {
