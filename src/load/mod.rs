@@ -205,7 +205,10 @@ pub fn run(
     drop(progress);
     if spec.log_verbosity >= LogVerbosity::Default {
         match (&spec.rejects, stats.load_id) {
-            (Some(table), Some(id)) => report_rejects(stats.rows_skipped, table, id),
+            (Some(table), Some(id)) => {
+                report_rejects(stats.rows_skipped, table, id);
+                report_on_error(0, stats.rows_set_null);
+            }
             _ => report_on_error(stats.rows_skipped, stats.rows_set_null),
         }
     }
