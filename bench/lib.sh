@@ -49,10 +49,11 @@ random_order() { seq 0 $(($1 - 1)) | shuf --random-source=<(yes "$2"); }
 # psql ARGS...: psql on the cluster of major $m, unaligned, tuples only, stopping at an error.
 psql() { scripts/cluster.sh psql "$m" -v ON_ERROR_STOP=1 -qAt "$@"; }
 
-# dirty_data FILE: 1,000,000 rows of three ints, 1% of them (every 100th, from the 38th) with
-# a value int refuses (bench/dirty.sh, bench/ab.sh's dirty workloads)
+# dirty_data FILE [clean]: 1,000,000 rows of three ints, 1% of them (every 100th, from the
+# 38th) with a value int refuses (bench/dirty.sh, bench/ab.sh's dirty workloads); with
+# `clean`, the same rows with those values valid
 dirty_data() {
-  awk 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) {
+  awk -v clean="${2:-}" 'BEGIN { srand(7); for (i = 0; i < 1000000; i++) {
          b = int(rand() * 2000000000) - 1000000000; c = int(rand() * 1000);
-         if (i % 100 == 37) printf "%d\tx%d\t%d\n", i, b, c; else printf "%d\t%d\t%d\n", i, b, c } }' >"$1"
+         if (i % 100 == 37 && clean == "") printf "%d\tx%d\t%d\n", i, b, c; else printf "%d\t%d\t%d\n", i, b, c } }' >"$1"
 }
