@@ -312,6 +312,11 @@ pub fn input_failed() -> bool {
     IN_INPUT.swap(false, std::sync::atomic::Ordering::Relaxed)
 }
 
+/// The running server's major version (15 to 18): the one the extension was built for.
+pub fn server_major() -> u32 {
+    pg_sys::PG_VERSION_NUM / 10000
+}
+
 /// Set while [`checking`] runs a row's constraint checks (see `check_failed`).
 static IN_CHECK: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 

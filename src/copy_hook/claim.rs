@@ -130,7 +130,7 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Cl
         }
         // The option checks raise COPY's errors, but without the statement's position (the
         // server shows it for some); invalid options are left to the server.
-        let major = crate::load::server_major();
+        let major = crate::compat::server_major();
         let parsed =
             std::panic::catch_unwind(|| crate::load::spec::LoadSpec::parse(&options, major));
         let Ok(spec) = parsed else {
@@ -482,7 +482,7 @@ unsafe fn each_option(
 /// # Safety
 /// `list` is NIL or a List of DefElem.
 unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
-    let major = crate::load::server_major();
+    let major = crate::compat::server_major();
     let mut o = SqlOptions::default();
     let mut seen: Vec<String> = Vec::new();
     // SAFETY: as the function's contract.

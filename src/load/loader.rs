@@ -3,8 +3,8 @@
 //! flushed. It owns the batch and the counters; the target, the error position and the
 //! progress report are lent to it by `run`.
 
-use super::LoadStats;
 use super::batch::Batch;
+use super::common::{LoadStats, interrupt_pending};
 use super::convert::{self, Converter, OnError, Values};
 use super::position::Position;
 use super::progress::Progress;
@@ -695,14 +695,6 @@ fn sqlstate_text(code: i32) -> String {
     (0..5)
         .map(|i| (((code >> (6 * i)) & 0x3F) as u8 + b'0') as char)
         .collect()
-}
-
-/// A cancel, a timeout or a termination is waiting for `CHECK_FOR_INTERRUPTS`.
-#[inline]
-pub(super) fn interrupt_pending() -> bool {
-    // SAFETY: backend thread; a signal handler sets the flag, so it is read volatile, as
-    // the server's INTERRUPTS_PENDING_CONDITION reads it.
-    unsafe { std::ptr::read_volatile(&raw const pgrx::pg_sys::InterruptPending) != 0 }
 }
 
 /// How `on_error` is carried out for this target.

@@ -38,6 +38,7 @@
 mod batch;
 mod blocks;
 mod client;
+mod common;
 pub(crate) mod convert;
 pub mod encoding;
 mod filter;
@@ -55,7 +56,9 @@ mod store;
 mod target;
 mod tuple;
 
+use crate::compat::server_major;
 use blocks::Blocks;
+pub use common::{Front, LoadStats};
 use fastcopy_core::binary::BinaryReader;
 use fastcopy_core::input::RowReader;
 use fastcopy_core::pipeline::{IntPlan, RowBlock};
@@ -68,51 +71,10 @@ pub use source::Source;
 use spec::{Format, LoadSpec, LogVerbosity, SqlOptions};
 use target::Target;
 
-/// What a load did (the `fastcopy.load_result` row).
-#[derive(Default, Debug)]
-pub struct LoadStats {
-    pub rows_loaded: u64,
-    pub rows_skipped: u64,
-    /// Rows with values `on_error => 'set_null'` made NULL.
-    pub rows_set_null: u64,
-    /// Rows the WHERE condition excluded.
-    pub rows_excluded: u64,
-    /// With a rejects table: the load's id there.
-    pub load_id: Option<i64>,
-    pub bytes_read: u64,
-    pub flushes: u64,
-    pub pages_extended: u64,
-    pub extend_calls: u64,
-    pub elapsed_ms: f64,
-}
-
 /// Bytes the decoder asks of the source at a time.
 const READ_CHUNK: usize = 1 << 20;
 /// Inputs smaller than this are decoded on the backend thread: a thread would not pay.
 const THREAD_MIN_BYTES: u64 = 256 * 1024;
-
-pub fn server_major() -> u32 {
-    pg_sys::PG_VERSION_NUM / 10000
-}
-
-/// The front door a load came through: what it is called in messages.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Front {
-    /// `fastcopy.load` / `load_data`.
-    Function,
-    /// A `COPY … FROM` statement taken by the COPY hook: COPY's own wording throughout.
-    Statement,
-}
-
-impl Front {
-    /// The CONTEXT line's verb (`COPY t, line 3, column b: "x"`).
-    fn verb(self) -> &'static std::ffi::CStr {
-        match self {
-            Front::Function => c"fastcopy.load",
-            Front::Statement => c"COPY",
-        }
-    }
-}
 
 /// Runs one load and returns what it did. `relid` names the table where `DoCopy` opens it
 /// (after the read-only gate and the file privilege check).

@@ -109,7 +109,7 @@ impl Source<'_> {
         let code = PgSqlErrorCode::ERRCODE_INSUFFICIENT_PRIVILEGE;
         let hint =
             "Anyone can COPY to stdout or from stdin. psql's \\copy command also works for anyone.";
-        if super::server_major() >= 16 {
+        if crate::compat::server_major() >= 16 {
             raise_detail_hint(
                 code,
                 "permission denied to COPY from a file",

@@ -9,8 +9,8 @@
 //!   relation takes rows one at a time ([`Batch::must_flush_before`]).
 
 use super::batch::Batch;
+use super::common::interrupt_pending;
 use super::convert::Values;
-use super::loader::interrupt_pending;
 use super::target::Target;
 use super::tuple::{self, Former};
 use crate::compat;

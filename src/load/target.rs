@@ -15,7 +15,7 @@
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
 //!     triggers, partition routing.
 
-use super::Front;
+use super::common::Front;
 use super::convert::Converter;
 use super::encoding;
 use super::filter::{self, Filter, Qual};
@@ -543,7 +543,7 @@ unsafe fn check_freeze(rel: pg_sys::Relation, partitioned: bool) -> i32 {
         // (18; before it, a foreign table fails the subtransaction check below, unless it was
         // created in this one: then its FDW gets the rows as usual)
         if (*(*rel).rd_rel).relkind as u8 == pg_sys::RELKIND_FOREIGN_TABLE
-            && super::server_major() >= 18
+            && compat::server_major() >= 18
         {
             raise(
                 PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
