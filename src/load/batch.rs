@@ -411,6 +411,13 @@ unsafe fn not_null_attributes(desc: pg_sys::TupleDesc) -> Vec<u16> {
     }
 }
 
+/// A row's constraint check that failed, kept instead of raised (`Stored::FailedCheck`).
+pub struct FailedCheck {
+    pub error: pgrx::pg_sys::panic::CaughtError,
+    /// For a NOT NULL violation, the column (its name and 0-based attribute number).
+    pub column: Option<(std::ffi::CString, usize)>,
+}
+
 /// What every buffer's flush needs from the batch.
 struct BatchState {
     cid: pg_sys::CommandId,
@@ -446,7 +453,7 @@ pub struct Batch {
     /// Routed rows that fail their constraint checks are kept, not raised
     /// ([`Batch::keep_failed_checks`]).
     pub(super) keep_failed_checks: bool,
-    pub(super) failed_check: Option<super::store::FailedCheck>,
+    pub(super) failed_check: Option<FailedCheck>,
 }
 
 impl Batch {

@@ -42,6 +42,7 @@ mod common;
 pub(crate) mod convert;
 pub mod encoding;
 mod filter;
+mod heap_layout;
 mod loader;
 mod pages;
 mod position;

@@ -41,32 +41,18 @@
 //! The layouts of heapam_xlog.h's record structs are mirrored below with compile-time
 //! checks; the one version difference (16's `num_pages` argument) is in this file only.
 
-use super::tuple::HEAPTUPLESIZE;
+use super::heap_layout::{
+    BLCKSZ, HEAPTUPLESIZE, LINE_POINTER, MAX_TUPLES_PER_PAGE, PAGE_HEADER, TOAST_THRESHOLD,
+    TUPLE_HEADER, chunk_t_len, maxalign,
+};
 use crate::compat;
 use crate::guc;
 use pgrx::pg_sys;
 use std::ffi::c_int;
 use std::mem::{offset_of, size_of};
 
-const BLCKSZ: usize = pg_sys::BLCKSZ as usize;
-const fn maxalign(n: usize) -> usize {
-    (n + 7) & !7
-}
-/// `SizeOfPageHeaderData`.
-const PAGE_HEADER: usize = offset_of!(pg_sys::PageHeaderData, pd_linp);
-const LINE_POINTER: usize = size_of::<pg_sys::ItemIdData>();
-/// `SizeofHeapTupleHeader`: the fixed part of a tuple header, which the WAL record leaves out.
-const TUPLE_HEADER: usize = offset_of!(pg_sys::HeapTupleHeaderData, t_bits);
 /// Tuples up to this many bytes are copied by [`copy_short`] (inline), longer ones by memcpy.
 const SHORT_COPY: usize = 64;
-/// `MaxHeapTuplesPerPage`.
-const MAX_TUPLES_PER_PAGE: usize = (BLCKSZ - PAGE_HEADER) / (maxalign(TUPLE_HEADER) + LINE_POINTER);
-/// `TOAST_TUPLE_THRESHOLD`: longer tuples go through the toaster (`heap_prepare_insert`).
-pub(super) const TOAST_THRESHOLD: usize =
-    ((BLCKSZ - maxalign(PAGE_HEADER + 4 * LINE_POINTER)) / 4) & !7;
-
-const _: () = assert!(PAGE_HEADER == 24 && LINE_POINTER == 4 && TUPLE_HEADER == 23);
-const _: () = assert!(BLCKSZ != 8192 || (MAX_TUPLES_PER_PAGE == 291 && TOAST_THRESHOLD == 2032));
 
 // access/heapam_xlog.h (the same in 15, 16, 17 and 18)
 const XLOG_HEAP2_MULTI_INSERT: u8 = 0x50;
@@ -310,7 +296,7 @@ impl Pages {
     }
 
     /// A tuple the reader formed by a fixed plan (`formed`: its `HeapTupleData`, then the
-    /// tuple, as [`super::tuple::Former::copy_formed`] takes it), kept as its data bytes only
+    /// tuple, as `Former::copy_formed` takes it), kept as its data bytes only
     /// ([`Uniform`]); false, keeping nothing, when the batch already holds tuples of its own
     /// (the caller pushes this one as they were) or the tuple is not one this way takes.
     ///
@@ -324,7 +310,7 @@ impl Pages {
             if !self.tuples.is_empty() {
                 return false;
             }
-            let len = super::tuple::Former::formed_len(formed);
+            let len = chunk_t_len(formed);
             let tuple = &formed[HEAPTUPLESIZE..];
             let hoff = tuple[offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize;
             if len > TOAST_THRESHOLD || hoff > UNIFORM_HEAD || !hoff.is_multiple_of(8) || len < hoff

@@ -8,7 +8,7 @@
 //!   stored generated columns). Between the two the loader flushes the batch when the row's
 //!   relation takes rows one at a time ([`Batch::must_flush_before`]).
 
-use super::batch::Batch;
+use super::batch::{Batch, FailedCheck};
 use super::common::interrupt_pending;
 use super::convert::Values;
 use super::target::Target;
@@ -35,13 +35,6 @@ pub enum Stored {
     /// ([`Batch::keep_failed_checks`]): not inserted; the error is in
     /// [`Batch::take_failed_check`].
     FailedCheck,
-}
-
-/// A row's constraint check that failed, kept instead of raised.
-pub struct FailedCheck {
-    pub error: pgrx::pg_sys::panic::CaughtError,
-    /// For a NOT NULL violation, the column (its name and 0-based attribute number).
-    pub column: Option<(std::ffi::CString, usize)>,
 }
 
 impl Stored {

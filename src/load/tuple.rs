@@ -9,6 +9,7 @@
 //! memory. The slot is marked as owning its tuple, so materializing it is a no-op; it never
 //! frees it: `forget` empties the slot after the flush and the batch memory is reset at once.
 
+use super::heap_layout::{HEAPTUPLESIZE, HOFF, MAXALIGN, TOAST_THRESHOLD, chunk_t_len, maxalign};
 use fastcopy_core::input::Field;
 use fastcopy_core::numeric::Typmod;
 use fastcopy_core::pipeline::TuplePlan;
@@ -16,14 +17,6 @@ use fastcopy_core::varying::{Fixed, Limit, NullHeader, Piece, VaryingPlan, Zone}
 use pgrx::pg_sys;
 use std::mem::{offset_of, size_of};
 
-const MAXALIGN: usize = 8;
-const fn maxalign(n: usize) -> usize {
-    (n + MAXALIGN - 1) & !(MAXALIGN - 1)
-}
-/// `HEAPTUPLESIZE`: the `HeapTupleData` in front of the tuple in the same chunk.
-pub(super) const HEAPTUPLESIZE: usize = maxalign(size_of::<pg_sys::HeapTupleData>());
-/// `t_hoff` of a tuple without a null bitmap.
-const HOFF: usize = maxalign(offset_of!(pg_sys::HeapTupleHeaderData, t_bits));
 const ARENA_BLOCK: usize = 256 * 1024;
 
 /// Forms the tuples of one relation.
@@ -802,7 +795,7 @@ impl Former {
             HEAPTUPLESIZE,
             len_at,
             pieces.clone(),
-            super::pages::TOAST_THRESHOLD,
+            TOAST_THRESHOLD,
             nfields,
         )?
         .with_nulls(header, nullable.clone())?;
@@ -845,7 +838,7 @@ impl Former {
             let same = match n {
                 Some(n) => n == maxalign(server.len()) && ours[..server.len()] == server[..],
                 // left to the loader: only a tuple the toaster would see
-                None => server.len() - HEAPTUPLESIZE > super::pages::TOAST_THRESHOLD,
+                None => server.len() - HEAPTUPLESIZE > TOAST_THRESHOLD,
             };
             if !same {
                 pgrx::debug1!(
@@ -861,8 +854,7 @@ impl Former {
     /// a plan), read from the reader's bytes.
     #[inline]
     pub fn formed_len(formed: &[u8]) -> usize {
-        const _: () = assert!(offset_of!(pg_sys::HeapTupleData, t_len) == 0);
-        u32::from_ne_bytes([formed[0], formed[1], formed[2], formed[3]]) as usize
+        chunk_t_len(formed)
     }
 
     /// A tuple the reader formed by this relation's [`TuplePlan`], copied into the batch
