@@ -512,12 +512,13 @@ fn rejects_keep_each_value_set_null_made_null() {
         "5\t\\N\t\\N\t5",
     ];
     let data: String = lines.iter().map(|l| format!("{l}\n")).collect();
-    let (loaded, set_null) = Spi::get_two_with_args::<i64, i64>(
-        "SELECT rows_loaded, rows_set_null FROM fastcopy.load_data('fc_rn', $1, on_error => 'set_null', rejects => 'fc_rn_rej')",
+    let (loaded, set_null, rejected) = Spi::get_three_with_args::<i64, i64, i64>(
+        "SELECT rows_loaded, rows_set_null, rows_rejected FROM fastcopy.load_data('fc_rn', $1, on_error => 'set_null', rejects => 'fc_rn_rej')",
         &[data.as_str().into()],
     )
     .unwrap();
-    assert_eq!((loaded, set_null), (Some(4), Some(3)));
+    // 5 values made NULL in 3 rows, one of which then failed its NOT NULL constraint
+    assert_eq!((loaded, set_null, rejected), (Some(4), Some(3), Some(6)));
     let without: String = lines.iter().filter(|l| !l.ends_with("nope")).map(|l| format!("{l}\n")).collect();
     Spi::run_with_args(
         "SELECT fastcopy.load_data('fc_rn_plain', $1, on_error => 'set_null')",

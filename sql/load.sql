@@ -11,10 +11,11 @@ CREATE TYPE fastcopy.load_result AS (
     extend_calls    bigint,
     elapsed_ms      double precision,
     rows_set_null   bigint,
-    load_id         bigint
+    load_id         bigint,
+    rows_rejected   bigint
 );
 COMMENT ON TYPE fastcopy.load_result IS
-  'What one fastcopy.load / load_data did: rows loaded, skipped (on_error ignore) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time, rows with values set to NULL (on_error set_null), the load_id of its rows in the rejects table (NULL without one).';
+  'What one fastcopy.load / load_data did: rows loaded, skipped (on_error ignore) and excluded (where_clause), input bytes, insert batches, pages fastcopy extended itself, time, rows with values set to NULL (on_error set_null), the load_id of its rows in the rejects table and how many rows it wrote there (NULL without one).';
 
 -- The load ids of rejects tables (src/load/rejects.rs): every load that keeps rejects draws one.
 CREATE SEQUENCE fastcopy.load_id;

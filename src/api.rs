@@ -71,8 +71,10 @@ fn result_row(s: LoadStats) -> PgHeapTuple<'static, pgrx::AllocatedByRust> {
     }
     row.set_by_name("elapsed_ms", s.elapsed_ms)
         .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
-    if let Some(id) = s.load_id {
+    if let (Some(id), Some(n)) = (s.load_id, s.rows_rejected) {
         row.set_by_name("load_id", id)
+            .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
+        row.set_by_name("rows_rejected", n as i64)
             .unwrap_or_else(|e| raise(PgSqlErrorCode::ERRCODE_INTERNAL_ERROR, e.to_string()));
     }
     row

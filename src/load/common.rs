@@ -11,8 +11,10 @@ pub struct LoadStats {
     pub rows_set_null: u64,
     /// Rows the WHERE condition excluded.
     pub rows_excluded: u64,
-    /// With a rejects table: the load's id there.
+    /// With a rejects table: the load's id there, and the rows it wrote there (rows skipped,
+    /// and values `set_null` made NULL).
     pub load_id: Option<i64>,
+    pub rows_rejected: Option<u64>,
     pub bytes_read: u64,
     pub flushes: u64,
     pub pages_extended: u64,

@@ -188,6 +188,7 @@ impl<'a> Loader<'a> {
         self.batch.finish(self.target);
         let mut stats = self.stats;
         stats.load_id = self.rejects.as_ref().map(Rejects::load_id);
+        stats.rows_rejected = self.rejects.as_ref().map(Rejects::recorded);
         stats.flushes = self.batch.flushes;
         stats.pages_extended = self.batch.pages_extended;
         stats.extend_calls = self.batch.extend_calls;

@@ -53,6 +53,8 @@ pub struct Rejects {
     relation: String,
     source: String,
     pending: Vec<Reject>,
+    /// Rows recorded so far.
+    recorded: u64,
 }
 
 /// What the error of a rejected row was.
@@ -139,6 +141,7 @@ impl Rejects {
             relation: relation.unwrap_or_default(),
             source: source.to_string(),
             pending: Vec::new(),
+            recorded: 0,
         }
     }
 
@@ -182,6 +185,7 @@ impl Rejects {
         error: RejectError,
     ) {
         let cut = |b: &[u8]| b[..b.len().min(RAW_MAX)].to_vec();
+        self.recorded += 1;
         self.pending.push(Reject {
             line: line as i64,
             offset: offset.map(|o| o as i64),
@@ -199,6 +203,11 @@ impl Rejects {
     /// The load's id in the table.
     pub fn load_id(&self) -> i64 {
         self.load_id
+    }
+
+    /// The rows recorded (to be) in the table.
+    pub fn recorded(&self) -> u64 {
+        self.recorded
     }
 
     /// Inserts what is pending once there is enough of it (between row runs: never inside a
