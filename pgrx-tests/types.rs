@@ -348,7 +348,7 @@ fn timestamptz_fast_path_matches_timestamptz_in() {
         ("Asia/Kolkata", false),
     ] {
         Spi::run(&format!("SET TIME ZONE '{zone}'")).unwrap();
-        let z = crate::load::convert::session_zone();
+        let z = crate::load::datum::session_zone();
         let fixed_now = matches!(z, fastcopy_core::datetime::Zone::Fixed(_));
         assert_eq!(fixed_now, fixed, "{zone}: {z:?}");
         // a zone with transitions has its table of windows

@@ -40,6 +40,7 @@ mod blocks;
 mod client;
 mod common;
 pub(crate) mod convert;
+pub(crate) mod datum;
 pub mod encoding;
 mod filter;
 mod heap_layout;

@@ -9,7 +9,7 @@
 //! in range, valid text), and hands everything else to the receive function, which then
 //! raises its own error.
 
-use super::convert::{Chars, bytes_datum, typed_for, varlena_datum};
+use super::datum::{Chars, bytes_datum, typed_for, varlena_datum};
 use super::target::Target;
 use super::tuple::Typed;
 use crate::error::raise;
@@ -285,9 +285,7 @@ pub fn convert_row(
         let (datum, isnull) = match ints.get(i) {
             Some(Some(v)) => (pg_sys::Datum::from(*v), false),
             _ => {
-                let super::convert::Converter::Receive(r) = &col.conv else {
-                    unreachable!("a binary load's columns have receive converters")
-                };
+                let r = col.conv.receive();
                 match row.field(i) {
                     fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
                     _ => (r.convert(None), true),
