@@ -1,178 +1,27 @@
-//! Fields to Datums, one [`Converter`] per input column (COPY's `NextCopyFrom` after the
-//! split): int2/int4/int8 with the fastcopy parser, every other type through its input
-//! function looked up once per load (binary fields: `receive.rs`); NULL and DEFAULT markers, FORCE_NULL / FORCE_NOT_NULL,
-//! the defaults of the columns the input does not supply, and `on_error => 'ignore'`.
+//! Rows of fields to Datums, one [`Converter`] per input column (`columns.rs`; COPY's
+//! `NextCopyFrom` after the split): text fields ([`convert_row`]) with the fastcopy parser for
+//! int2/int4/int8, the values `datum.rs` builds, else the type's input function looked up once
+//! per load; binary fields ([`convert_binary_row`]) through their receive converters
+//! (`receive.rs`); NULL and DEFAULT markers, FORCE_NULL / FORCE_NOT_NULL, the defaults of the
+//! columns the input does not supply, and `on_error` (`ignore`, `set_null`). Everything is
+//! taken from [`Columns`], the part of the target a row's conversion needs.
 //!
-//! The reader thread converts a block's int fields ahead of the backend ([`int_plan`]); what
-//! it could not convert (a NULL, a bad value) is converted here again and raises its error in
-//! input order.
+//! The reader thread converts a block's int fields ahead of the backend (`Target::int_plan`);
+//! what it could not convert (a NULL, a bad value) is converted here again and raises its
+//! error in input order.
 
-use super::datum::{Chars, typed_datum, typed_for};
+use super::columns::{Column, Columns, Converter};
+use super::datum::typed_datum;
 use super::position::Position;
-use super::target::{Column, Target};
-use super::tuple::{Arena, Source, Typed};
+use super::tuple::Arena;
 use crate::compat;
 use crate::error::{raise, raise_detail};
 use crate::parse::{SERVER_GRAMMAR, raise_int_error};
 use fastcopy_core::input::{Field, Row};
 use fastcopy_core::int;
-use fastcopy_core::pipeline::{IntPlan, IntWidth};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::{CStr, c_char};
-
-/// How one input field becomes a Datum.
-pub enum Converter {
-    /// int2/int4/int8: the fastcopy parser, no function-manager call.
-    Int2,
-    Int4,
-    Int8,
-    /// Any other type: its input function, looked up once per load (text, varchar and char
-    /// values that need nothing but a copy are built here, `chars`; values of the types the
-    /// core reads, in the spellings it reads them, too, `typed`).
-    Input {
-        flinfo: Box<pg_sys::FmgrInfo>,
-        typioparam: pg_sys::Oid,
-        typmod: i32,
-        chars: Option<Chars>,
-        typed: Option<Typed>,
-    },
-    /// Binary format: the type's receive function, or a fast path (`receive.rs`).
-    Receive(super::receive::Receive),
-}
-
-impl Converter {
-    /// A binary load's converter: its receive function (or fast path).
-    pub fn receive(&self) -> &super::receive::Receive {
-        match self {
-            Converter::Receive(r) => r,
-            _ => unreachable!("a binary load's columns have receive converters"),
-        }
-    }
-
-    /// The converter for a column of type `typid`.
-    pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> Converter {
-        match typid {
-            pg_sys::INT2OID => Converter::Int2,
-            pg_sys::INT4OID => Converter::Int4,
-            pg_sys::INT8OID => Converter::Int8,
-            typid => {
-                let mut func = pg_sys::InvalidOid;
-                let mut typioparam = pg_sys::InvalidOid;
-                // SAFETY: plain catalog lookups on the backend thread; the FmgrInfo is ours
-                // (boxed: fmgr_info keeps no pointer to it, and it must not move while in use).
-                let flinfo = unsafe {
-                    pg_sys::getTypeInputInfo(typid, &mut func, &mut typioparam);
-                    let mut flinfo = Box::new(std::mem::zeroed::<pg_sys::FmgrInfo>());
-                    pg_sys::fmgr_info(func, flinfo.as_mut());
-                    flinfo
-                };
-                Converter::Input {
-                    flinfo,
-                    typioparam,
-                    typmod,
-                    chars: Chars::for_type(typid, typmod),
-                    typed: typed_for(typid, typmod),
-                }
-            }
-        }
-    }
-}
-
-/// The int fields the reader thread converts (`None` when there are none): not those whose
-/// raw field FORCE_(NOT_)NULL must see first.
-pub fn int_plan(target: &Target) -> Option<IntPlan> {
-    if target.binary {
-        let fields = target
-            .columns
-            .iter()
-            .map(|c| match &c.conv {
-                Converter::Receive(r) => r.int_width(),
-                _ => None,
-            })
-            .collect();
-        return IntPlan::binary(fields).map(|p| with_tuples(target, p));
-    }
-    let fields = target
-        .columns
-        .iter()
-        .map(|c| match c.conv {
-            _ if c.force_null || c.force_not_null => None,
-            Converter::Int2 => Some(IntWidth::I16),
-            Converter::Int4 => Some(IntWidth::I32),
-            Converter::Int8 => Some(IntWidth::I64),
-            Converter::Input { .. } | Converter::Receive(_) => None,
-        })
-        .collect();
-    // (a plan without int fields too when the reader forms the tuples: a table of text)
-    let plan = with_tuples(
-        target,
-        IntPlan {
-            fields,
-            grammar: SERVER_GRAMMAR,
-            binary: false,
-            tuple: None,
-        },
-    );
-    (plan.tuple.is_some() || plan.fields.iter().any(Option::is_some)).then_some(plan)
-}
-
-/// The plan, and the reader forms the tuples too when each of the table's columns is an int
-/// field of the plan or a `text`, `varchar` or `char` field (text or CSV, no FORCE_NULL /
-/// FORCE_NOT_NULL) and a
-/// row needs nothing else before its tuple is formed: the short path, no WHERE, no column
-/// filled by a default (then the tuple is all the loader would make of the row:
-/// [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
-fn with_tuples(target: &Target, mut plan: IntPlan) -> IntPlan {
-    if !target.fast || target.filter.is_some() || !target.fillers.is_empty() || target.single_rows {
-        return plan;
-    }
-    let mut sources = vec![None; target.natts];
-    for (field, (col, width)) in target.columns.iter().zip(&plan.fields).enumerate() {
-        // (text and binary columns: what the reader may take of their values)
-        let (chars, typed) = match &col.conv {
-            Converter::Input { chars, typed, .. } => (*chars, *typed),
-            Converter::Receive(r) => (r.chars, r.typed),
-            _ => (None, None),
-        };
-        let forced = col.force_null || col.force_not_null;
-        let source = match (width, chars, typed) {
-            (Some(IntWidth::I16), ..) => Source::Int { field, width: 2 },
-            (Some(IntWidth::I32), ..) => Source::Int { field, width: 4 },
-            (Some(IntWidth::I64), ..) => Source::Int { field, width: 8 },
-            (None, Some(chars), _) if !forced => match chars {
-                Chars::Bpchar(n) => Source::Padded { field, n },
-                Chars::Varchar(n) => Source::Text {
-                    field,
-                    max: Some(n),
-                },
-                Chars::Any => Source::Text { field, max: None },
-            },
-            (None, None, Some(kind)) if !forced => Source::Typed { field, kind },
-            _ => return plan,
-        };
-        if let Some(slot) = sources.get_mut(col.index) {
-            *slot = Some(source);
-        }
-    }
-    plan.tuple = target
-        .former
-        .tuple_plan(&sources, target.columns.len(), target.binary);
-    plan
-}
-
-/// What HEADER MATCH compares the header with: the input columns' names and whether the
-/// DEFAULT marker may stand in their field.
-pub fn header_match(target: &Target) -> fastcopy_core::input::HeaderMatch {
-    fastcopy_core::input::HeaderMatch {
-        names: target
-            .columns
-            .iter()
-            .map(|c| c.name.as_bytes().to_vec())
-            .collect(),
-        has_default: target.columns.iter().map(|c| c.default.is_some()).collect(),
-    }
-}
 
 /// What a value that does not convert does (`on_error`), and how.
 #[derive(Clone, Copy, PartialEq, Eq, Debug)]
@@ -215,7 +64,7 @@ impl Values {
 #[inline]
 #[allow(clippy::too_many_arguments)] // the row loop's state, passed apart (see above)
 pub fn convert_row(
-    target: &Target,
+    cols: &Columns,
     row: &Row,
     ints: &[Option<i64>],
     datums: &mut [pg_sys::Datum],
@@ -225,9 +74,9 @@ pub fn convert_row(
     arena: &mut Arena,
 ) -> bool {
     pos.at_row(row);
-    let ncols = target.columns.len();
-    if target.default_marker {
-        check_default_markers(target, row);
+    let ncols = cols.columns.len();
+    if cols.default_marker {
+        check_default_markers(cols, row);
     }
     // (a zero-column table's lines come unsplit: only an empty one is a row)
     if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
@@ -236,11 +85,11 @@ pub fn convert_row(
             "extra data after last expected column",
         );
     }
-    let mem = target.batch_memory();
+    let mem = cols.batch_memory();
     // SAFETY: the batch memory context lives as long as the target; values converted here
     // stay in it until the batch they go into is flushed.
     let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
-    for (i, col) in target.columns.iter().enumerate() {
+    for (i, col) in cols.columns.iter().enumerate() {
         if i >= row.len() {
             // about the line, not a column (COPY names none here)
             pos.clear_column();
@@ -252,7 +101,7 @@ pub fn convert_row(
         pos.at_column(col.name.as_ptr());
         let converted = match ints.get(i) {
             Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
-            _ => convert(col, row.field(i), pos, target, on_error, arena),
+            _ => convert(col, row.field(i), pos, cols, on_error, arena),
         };
         let Some((datum, isnull)) = converted else {
             // SAFETY: `old` is the context that was current on entry.
@@ -263,7 +112,7 @@ pub fn convert_row(
         nulls[col.index] = isnull;
     }
     pos.clear_column();
-    target.fill_defaults(datums, nulls);
+    cols.fill_defaults(datums, nulls);
     // SAFETY: as above.
     unsafe { pg_sys::MemoryContextSwitchTo(old) };
     true
@@ -272,8 +121,8 @@ pub fn convert_row(
 /// The DEFAULT marker in a column without a default: COPY refuses it while it splits the line
 /// (`CopyReadAttributes*`), before it counts the fields, for the fields that map to a column.
 #[inline(never)]
-pub fn check_default_markers(target: &Target, row: &Row) {
-    for (i, col) in target.columns.iter().enumerate().take(row.len()) {
+pub fn check_default_markers(cols: &Columns, row: &Row) {
+    for (i, col) in cols.columns.iter().enumerate().take(row.len()) {
         if col.default.is_none() && matches!(row.field(i), Field::Default) {
             raise_detail(
                 PgSqlErrorCode::ERRCODE_BAD_COPY_FILE_FORMAT,
@@ -294,21 +143,21 @@ fn convert(
     col: &Column,
     field: Field<'_>,
     pos: &Position,
-    target: &Target,
+    cols: &Columns,
     on_error: OnError,
     arena: &mut Arena,
 ) -> Option<(pg_sys::Datum, bool)> {
     let bytes = match field {
-        Field::Value(b) if col.force_null && b == target.null_marker.as_bytes() => None,
+        Field::Value(b) if col.force_null && b == cols.null_marker.as_bytes() => None,
         Field::Value(b) => Some(b),
         // with FORCE_NOT_NULL the marker is the value (NUL-terminated in `null_marker`)
-        Field::Null if col.force_not_null => Some(target.null_marker.as_bytes()),
+        Field::Null if col.force_not_null => Some(cols.null_marker.as_bytes()),
         Field::Null => None,
         Field::Default => {
             let Some(expr) = col.default else {
                 unreachable!("check_default_markers refused the marker in column without default")
             };
-            return Some(target.eval_default(expr));
+            return Some(cols.eval_default(expr));
         }
     };
     let Some(bytes) = bytes else {
@@ -335,7 +184,7 @@ fn convert(
             // Only on the short path, where the batch memory is reset by `Batch` alone (which
             // resets the arena with it): on the executor paths the server runs triggers and
             // FDWs with that memory current.
-            if target.fast
+            if cols.fast
                 && let Some(chars) = chars
             {
                 // SAFETY: convert_row made the batch memory the current context.
@@ -348,7 +197,7 @@ fn convert(
                 // batch memory convert_row made current, where the input function would
                 // allocate)
                 let alloc = |n: usize| {
-                    if target.fast {
+                    if cols.fast {
                         // SAFETY: convert_row made the batch memory the current context.
                         unsafe { arena.alloc(n) }
                     } else {
@@ -523,4 +372,48 @@ fn input(
             OnError::Rollback => Some(compat::input_marked(fl, s, typioparam, typmod)),
         }
     }
+}
+
+/// Converts binary row `row` into `datums`/`nulls`, as COPY's binary `NextCopyFrom`: the
+/// decoder checked the field count. `ints` are the int fields the reader thread converted
+/// already. `fields` limits it to the first fields (a tuple cut short: the fields before the
+/// defect are converted before it is reported).
+#[inline]
+pub fn convert_binary_row(
+    cols: &Columns,
+    row: &fastcopy_core::input::Row,
+    ints: &[Option<i64>],
+    fields: usize,
+    datums: &mut [pg_sys::Datum],
+    nulls: &mut [bool],
+    pos: &Position,
+) {
+    pos.at_row(row);
+    let mem = cols.batch_memory();
+    // SAFETY: the batch memory context lives as long as the target; values converted here
+    // stay in it until the batch they go into is flushed.
+    let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
+    for (i, col) in cols.columns.iter().enumerate().take(fields) {
+        pos.at_column(col.name.as_ptr());
+        let (datum, isnull) = match ints.get(i) {
+            Some(Some(v)) => (pg_sys::Datum::from(*v), false),
+            _ => {
+                let r = col.conv.receive();
+                match row.field(i) {
+                    fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
+                    _ => (r.convert(None), true),
+                }
+            }
+        };
+        datums[col.index] = datum;
+        nulls[col.index] = isnull;
+    }
+    pos.clear_column();
+    // a tuple cut short: COPY raises its error before the defaults (a sequence's nextval
+    // among them) are evaluated
+    if fields == cols.columns.len() {
+        cols.fill_defaults(datums, nulls);
+    }
+    // SAFETY: `old` is the context that was current on entry.
+    unsafe { pg_sys::MemoryContextSwitchTo(old) };
 }

@@ -4,11 +4,11 @@
 //! progress report are lent to it by `run`.
 
 use super::batch::Batch;
+use super::columns::Converter;
 use super::common::{LoadStats, interrupt_pending};
-use super::convert::{self, Converter, OnError, Values};
+use super::convert::{self, OnError, Values};
 use super::position::Position;
 use super::progress::Progress;
-use super::receive;
 use super::rejects::{RejectError, Rejects};
 use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
 use super::store::Stored;
@@ -78,7 +78,7 @@ impl<'a> Loader<'a> {
             log_verbosity: spec.log_verbosity,
             reject_limit: spec.reject_limit,
             reject_ratio: spec.reject_ratio,
-            values: Values::new(target.natts),
+            values: Values::new(target.cols.natts),
             resume: 0,
             rejects: None,
             skipping_structure: false,
@@ -151,18 +151,18 @@ impl<'a> Loader<'a> {
                 true
             }
             Some(Err(e)) => {
-                if let Some(partial) = e.partial.as_deref().filter(|_| !self.target.binary) {
+                if let Some(partial) = e.partial.as_deref().filter(|_| !self.target.cols.binary) {
                     // a bad escaped field: the server checks the DEFAULT markers of the
                     // fields before it first, as it splits the line
                     self.pos
                         .at_line_text(e.line, e.raw_line.as_deref().unwrap_or_default());
-                    convert::check_default_markers(self.target, partial);
+                    convert::check_default_markers(&self.target.cols, partial);
                 } else if let Some(partial) = &e.partial {
                     // the server converts a tuple's fields as it reads them: those before
                     // the defect first
                     let Values { datums, nulls } = &mut self.values;
-                    receive::convert_row(
-                        self.target,
+                    convert::convert_binary_row(
+                        &self.target.cols,
                         partial,
                         &[],
                         partial.len(),
@@ -338,15 +338,23 @@ impl<'a> Loader<'a> {
         // a row that is read here: the one a few ahead into the cache now, so that it is there
         // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
         block.prefetch(r, PREFETCH_AHEAD);
-        if self.rejects.is_some() && !target.binary && self.bad_structure(block, r) {
+        if self.rejects.is_some() && !target.cols.binary && self.bad_structure(block, r) {
             return None;
         }
         let Values { datums, nulls } = &mut self.values;
         let set_null_before = pos.values_set_null();
-        if target.binary {
-            receive::convert_row(target, row, block.ints(r), row.len(), datums, nulls, pos);
+        if target.cols.binary {
+            convert::convert_binary_row(
+                &target.cols,
+                row,
+                block.ints(r),
+                row.len(),
+                datums,
+                nulls,
+                pos,
+            );
         } else if !convert::convert_row(
-            target,
+            &target.cols,
             row,
             block.ints(r),
             datums,
@@ -452,7 +460,7 @@ impl Loader<'_> {
     #[inline(never)]
     fn bad_structure(&mut self, block: &RowBlock, r: usize) -> bool {
         let (target, row) = (self.target, &block.rows()[r]);
-        let ncols = target.columns.len();
+        let ncols = target.cols.columns.len();
         let (sqlstate, message) = if let Some(message) = row.invalid() {
             ("22021", message.to_string())
         } else if (ncols > 0 && row.len() > ncols) || (ncols == 0 && row.line_len() != 0) {
@@ -462,7 +470,7 @@ impl Loader<'_> {
                 "22P04",
                 format!(
                     "missing data for column \"{}\"",
-                    target.columns[row.len()].name.to_string_lossy()
+                    target.cols.columns[row.len()].name.to_string_lossy()
                 ),
             )
         } else {
@@ -505,7 +513,7 @@ impl Loader<'_> {
         let arena = &mut self.batch.arena;
         let again = compat::in_subtransaction(std::panic::AssertUnwindSafe(|| {
             convert::convert_row(
-                target,
+                &target.cols,
                 row,
                 block.ints(r),
                 datums,
@@ -535,6 +543,7 @@ impl Loader<'_> {
         let at = self.pos.column_ptr();
         let i = self
             .target
+            .cols
             .columns
             .iter()
             .position(|c| c.name.as_ptr() == at)?;
@@ -542,7 +551,7 @@ impl Loader<'_> {
             return None;
         };
         let grammar = crate::parse::SERVER_GRAMMAR;
-        let (err, type_name) = match self.target.columns[i].conv {
+        let (err, type_name) = match self.target.cols.columns[i].conv {
             Converter::Int2 => (int::parse_i16(bytes, grammar).err()?, "smallint"),
             Converter::Int4 => (int::parse_i32(bytes, grammar).err()?, "integer"),
             Converter::Int8 => (int::parse_i64(bytes, grammar).err()?, "bigint"),
@@ -565,7 +574,12 @@ impl Loader<'_> {
         let (target, row) = (self.target, &block.rows()[r]);
         let offset = self.row_offset(block, r);
         for n in convert::take_nulled() {
-            let Some(i) = target.columns.iter().position(|c| c.index == n.attribute) else {
+            let Some(i) = target
+                .cols
+                .columns
+                .iter()
+                .position(|c| c.index == n.attribute)
+            else {
                 continue;
             };
             let raw_field = match row.field(i) {
@@ -577,7 +591,7 @@ impl Loader<'_> {
                 message: n.message,
                 detail: n.detail,
             };
-            let column = Some((target.columns[i].name.as_c_str(), n.attribute));
+            let column = Some((target.cols.columns[i].name.as_c_str(), n.attribute));
             if let Some(rejects) = &mut self.rejects {
                 let raw = row.raw_line();
                 rejects.record_set_null(row.line_no(), offset, column, raw_field, &raw, error);
@@ -598,8 +612,13 @@ impl Loader<'_> {
         // (a partition's column by its name: its attribute number may differ from the
         // target's, which is the one kept)
         let input = column.as_ref().and_then(|(name, _)| {
-            let i = self.target.columns.iter().position(|c| c.name == *name)?;
-            Some((i, self.target.columns[i].index))
+            let i = self
+                .target
+                .cols
+                .columns
+                .iter()
+                .position(|c| c.name == *name)?;
+            Some((i, self.target.cols.columns[i].index))
         });
         let raw_field = input.and_then(|(i, _)| match row.field(i) {
             fastcopy_core::input::Field::Value(b) => Some(b),
@@ -630,15 +649,16 @@ impl Loader<'_> {
         let (target, row) = (self.target, &block.rows()[r]);
         let at = self.pos.column_ptr();
         let column = target
+            .cols
             .columns
             .iter()
             .position(|c| c.name.as_ptr() == at)
-            .map(|i| (target.columns[i].name.as_c_str(), i));
+            .map(|i| (target.cols.columns[i].name.as_c_str(), i));
         let raw_field = column.and_then(|(_, i)| match row.field(i) {
             fastcopy_core::input::Field::Value(b) => Some(b),
             _ => None,
         });
-        let index = column.map(|(name, i)| (name, target.columns[i].index));
+        let index = column.map(|(name, i)| (name, target.cols.columns[i].index));
         let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
             rejects.record(
@@ -701,6 +721,7 @@ fn sqlstate_text(code: i32) -> String {
 /// How `on_error` is carried out for this target.
 fn choose_on_error(choice: OnErrorChoice, spec: &LoadSpec, target: &Target) -> OnError {
     let inputs = target
+        .cols
         .columns
         .iter()
         .any(|c| matches!(c.conv, Converter::Input { .. }));
@@ -726,7 +747,7 @@ fn raise_input_error(e: &InputError, pos: &Position, target: &Target) -> ! {
         (Some(raw), _) => pos.at_line_text(e.line, raw),
         (None, Some(f)) => {
             pos.at_line(e.line);
-            pos.at_column(target.columns[f].name.as_ptr());
+            pos.at_column(target.cols.columns[f].name.as_ptr());
         }
         (None, None) => pos.at_line(e.line),
     }

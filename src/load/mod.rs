@@ -38,6 +38,7 @@
 mod batch;
 mod blocks;
 mod client;
+mod columns;
 mod common;
 pub(crate) mod convert;
 pub(crate) mod datum;
@@ -127,7 +128,7 @@ pub fn run(
     );
     let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
     let input = convert_input(input, &target.encoding, threaded);
-    let pos = Position::new(front.verb(), &target.relname, target.binary);
+    let pos = Position::new(front.verb(), &target.relname, target.cols.binary);
     // the rejects table, created if missing, before the first row is read
     let mut rejects = spec
         .rejects
@@ -191,7 +192,7 @@ fn start_blocks<'a, 'scope>(
 where
     'a: 'scope,
 {
-    let plan: Option<IntPlan> = convert::int_plan(target);
+    let plan: Option<IntPlan> = target.int_plan();
     if plan.as_ref().is_some_and(|p| p.tuple.is_some()) {
         pgrx::debug1!(
             "fastcopy: the reader forms the tuples of \"{}\" (rows of integers and text values)",
@@ -203,14 +204,14 @@ where
             let mut options = options.clone();
             // a value stands for COPY FROM STDIN (its end-marker rule), a file for a file
             options.stream = input.kind != progress::SourceKind::File;
-            options.no_columns = target.columns.is_empty();
+            options.no_columns = target.cols.columns.is_empty();
             // a line invalid in its encoding is a reject too (with the checks on the reader
             // thread: not when the backend converts the input)
             options.skip_invalid_lines = spec.rejects.is_some();
             options.input_encoding = target.encoding.input.clone();
             options.server_encoding = target.encoding.server.clone();
             if spec.header_match {
-                options.header_match = Some(convert::header_match(target));
+                options.header_match = Some(target.header_match());
             }
             let decoder = RowReader::with_capacity(input.read, options, READ_CHUNK);
             if threaded {
@@ -220,8 +221,12 @@ where
             }
         }
         Format::Binary => {
-            let decoder =
-                BinaryReader::new(input.read, target.columns.len(), READ_CHUNK, server_major());
+            let decoder = BinaryReader::new(
+                input.read,
+                target.cols.columns.len(),
+                READ_CHUNK,
+                server_major(),
+            );
             if threaded {
                 Blocks::spawn(scope, decoder, plan, input.pump)
             } else {

@@ -10,7 +10,6 @@
 //! raises its own error.
 
 use super::datum::{Chars, bytes_datum, typed_for, varlena_datum};
-use super::target::Target;
 use super::tuple::Typed;
 use crate::error::raise;
 use fastcopy_core::chunks::is_utf8_text;
@@ -259,48 +258,4 @@ pub unsafe fn check_all_attributes(rel: pg_sys::Relation) {
             }
         }
     }
-}
-
-/// Converts binary row `row` into `datums`/`nulls`, as COPY's binary `NextCopyFrom`: the
-/// decoder checked the field count. `ints` are the int fields the reader thread converted
-/// already. `fields` limits it to the first fields (a tuple cut short: the fields before the
-/// defect are converted before it is reported).
-#[inline]
-pub fn convert_row(
-    target: &Target,
-    row: &fastcopy_core::input::Row,
-    ints: &[Option<i64>],
-    fields: usize,
-    datums: &mut [pg_sys::Datum],
-    nulls: &mut [bool],
-    pos: &super::position::Position,
-) {
-    pos.at_row(row);
-    let mem = target.batch_memory();
-    // SAFETY: the batch memory context lives as long as the target; values converted here
-    // stay in it until the batch they go into is flushed.
-    let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
-    for (i, col) in target.columns.iter().enumerate().take(fields) {
-        pos.at_column(col.name.as_ptr());
-        let (datum, isnull) = match ints.get(i) {
-            Some(Some(v)) => (pg_sys::Datum::from(*v), false),
-            _ => {
-                let r = col.conv.receive();
-                match row.field(i) {
-                    fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
-                    _ => (r.convert(None), true),
-                }
-            }
-        };
-        datums[col.index] = datum;
-        nulls[col.index] = isnull;
-    }
-    pos.clear_column();
-    // a tuple cut short: COPY raises its error before the defaults (a sequence's nextval
-    // among them) are evaluated
-    if fields == target.columns.len() {
-        target.fill_defaults(datums, nulls);
-    }
-    // SAFETY: `old` is the context that was current on entry.
-    unsafe { pg_sys::MemoryContextSwitchTo(old) };
 }

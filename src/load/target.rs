@@ -15,41 +15,21 @@
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
 //!     triggers, partition routing.
 
+use super::columns::{Column, Columns, Converter, Filler};
 use super::common::Front;
-use super::convert::Converter;
+use super::datum::Chars;
 use super::encoding;
 use super::filter::{self, Filter, Qual};
 use super::receive::{self, Receive};
 use super::spec::{ForceList, LoadSpec, OnErrorChoice, WhereClause};
-use super::tuple::Former;
+use super::tuple::{Former, Source};
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
+use crate::parse::SERVER_GRAMMAR;
+use fastcopy_core::pipeline::{IntPlan, IntWidth};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use std::ffi::{CStr, CString};
-
-/// One column the input supplies, in input order.
-pub struct Column {
-    /// 0-based position in the tuple.
-    pub index: usize,
-    pub name: CString,
-    pub conv: Converter,
-    /// Default expression, when the DEFAULT marker may ask for it (PostgreSQL 16+).
-    pub default: Option<*mut pg_sys::ExprState>,
-    /// CSV FORCE_NOT_NULL: the NULL marker unquoted is a value, not NULL.
-    pub force_not_null: bool,
-    /// CSV FORCE_NULL: the NULL marker quoted is NULL too.
-    pub force_null: bool,
-    /// `on_error => 'set_null'`: the column's type is a domain with constraints, which may
-    /// refuse the NULL a bad value would become (asked of its input function then).
-    pub constrained_domain: bool,
-}
-
-/// A column the input does not supply, filled from its default per row.
-pub struct Filler {
-    pub index: usize,
-    pub expr: *mut pg_sys::ExprState,
-}
 
 pub struct Target {
     pub rel: pg_sys::Relation,
@@ -59,10 +39,8 @@ pub struct Target {
     pub relname: CString,
     pub estate: *mut pg_sys::EState,
     pub rri: *mut pg_sys::ResultRelInfo,
-    pub econtext: *mut pg_sys::ExprContext,
-    pub columns: Vec<Column>,
-    pub fillers: Vec<Filler>,
-    pub natts: usize,
+    /// What converting a row needs: the input columns, the defaults, the markers.
+    pub cols: Columns,
     pub ti_options: i32,
     /// Rows take the short path: tuples formed into batch memory by `former`, no per-row
     /// executor step but constraint checks. False when a BEFORE ROW trigger, a stored generated
@@ -83,12 +61,6 @@ pub struct Target {
     pub encoding: encoding::Plan,
     /// Transition tables of AFTER triggers (NULL when none).
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
-    /// The NULL marker, the value of a FORCE_NOT_NULL column's unquoted marker.
-    pub null_marker: CString,
-    /// The load has a DEFAULT marker (16+).
-    pub default_marker: bool,
-    /// The data is in COPY's binary format (the columns have receive converters).
-    pub binary: bool,
     /// A foreign table: its FDW's BeginForeignInsert ran (EndForeignInsert at `close`).
     pub foreign: bool,
 }
@@ -136,35 +108,110 @@ impl Target {
     /// The per-tuple memory context: converted values live here until their batch is inserted.
     #[inline]
     pub fn batch_memory(&self) -> pg_sys::MemoryContext {
-        // SAFETY: `econtext` is the estate's per-tuple context, alive until `close`.
-        unsafe { (*self.econtext).ecxt_per_tuple_memory }
+        self.cols.batch_memory()
     }
 
-    /// Evaluates a default expression (in the current memory context). Out of line: the FFI
-    /// guard's thread check and `sigsetjmp` would otherwise be inlined into the row loop,
-    /// which then paid for the thread-local lookup on every row (hoisted out of the branch).
-    #[inline(never)]
-    pub fn eval_default(&self, expr: *mut pg_sys::ExprState) -> (pg_sys::Datum, bool) {
-        let mut isnull = false;
-        // SAFETY: `expr` was built by ExecInitExpr for this load and `econtext` is alive. The
-        // call goes through pgrx's FFI guard: ExecEvalExpr is an inline function (not bound),
-        // and an ERROR in the expression must unwind as a panic, not longjmp past Rust frames.
-        let d = unsafe {
-            pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                ((*expr).evalfunc.unwrap())(expr, self.econtext, &mut isnull)
+    /// The int fields the reader thread converts (`None` when there are none): not those whose
+    /// raw field FORCE_(NOT_)NULL must see first.
+    pub fn int_plan(&self) -> Option<IntPlan> {
+        if self.cols.binary {
+            let fields = self
+                .cols
+                .columns
+                .iter()
+                .map(|c| match &c.conv {
+                    Converter::Receive(r) => r.int_width(),
+                    _ => None,
+                })
+                .collect();
+            return IntPlan::binary(fields).map(|p| self.with_tuples(p));
+        }
+        let fields = self
+            .cols
+            .columns
+            .iter()
+            .map(|c| match c.conv {
+                _ if c.force_null || c.force_not_null => None,
+                Converter::Int2 => Some(IntWidth::I16),
+                Converter::Int4 => Some(IntWidth::I32),
+                Converter::Int8 => Some(IntWidth::I64),
+                Converter::Input { .. } | Converter::Receive(_) => None,
             })
-        };
-        (d, isnull)
+            .collect();
+        // (a plan without int fields too when the reader forms the tuples: a table of text)
+        let plan = self.with_tuples(IntPlan {
+            fields,
+            grammar: SERVER_GRAMMAR,
+            binary: false,
+            tuple: None,
+        });
+        (plan.tuple.is_some() || plan.fields.iter().any(Option::is_some)).then_some(plan)
     }
 
-    /// The defaults of the columns the input does not supply, into a row's values (in the
-    /// current memory context: the batch's).
-    #[inline]
-    pub fn fill_defaults(&self, datums: &mut [pg_sys::Datum], nulls: &mut [bool]) {
-        for f in &self.fillers {
-            let (datum, isnull) = self.eval_default(f.expr);
-            datums[f.index] = datum;
-            nulls[f.index] = isnull;
+    /// The plan, and the reader forms the tuples too when each of the table's columns is an int
+    /// field of the plan or a `text`, `varchar` or `char` field (text or CSV, no FORCE_NULL /
+    /// FORCE_NOT_NULL) and a
+    /// row needs nothing else before its tuple is formed: the short path, no WHERE, no column
+    /// filled by a default (then the tuple is all the loader would make of the row:
+    /// [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
+    fn with_tuples(&self, mut plan: IntPlan) -> IntPlan {
+        if !self.cols.fast
+            || self.filter.is_some()
+            || !self.cols.fillers.is_empty()
+            || self.single_rows
+        {
+            return plan;
+        }
+        let mut sources = vec![None; self.cols.natts];
+        for (field, (col, width)) in self.cols.columns.iter().zip(&plan.fields).enumerate() {
+            // (text and binary columns: what the reader may take of their values)
+            let (chars, typed) = match &col.conv {
+                Converter::Input { chars, typed, .. } => (*chars, *typed),
+                Converter::Receive(r) => (r.chars, r.typed),
+                _ => (None, None),
+            };
+            let forced = col.force_null || col.force_not_null;
+            let source = match (width, chars, typed) {
+                (Some(IntWidth::I16), ..) => Source::Int { field, width: 2 },
+                (Some(IntWidth::I32), ..) => Source::Int { field, width: 4 },
+                (Some(IntWidth::I64), ..) => Source::Int { field, width: 8 },
+                (None, Some(chars), _) if !forced => match chars {
+                    Chars::Bpchar(n) => Source::Padded { field, n },
+                    Chars::Varchar(n) => Source::Text {
+                        field,
+                        max: Some(n),
+                    },
+                    Chars::Any => Source::Text { field, max: None },
+                },
+                (None, None, Some(kind)) if !forced => Source::Typed { field, kind },
+                _ => return plan,
+            };
+            if let Some(slot) = sources.get_mut(col.index) {
+                *slot = Some(source);
+            }
+        }
+        plan.tuple = self
+            .former
+            .tuple_plan(&sources, self.cols.columns.len(), self.cols.binary);
+        plan
+    }
+
+    /// What HEADER MATCH compares the header with: the input columns' names and whether the
+    /// DEFAULT marker may stand in their field.
+    pub fn header_match(&self) -> fastcopy_core::input::HeaderMatch {
+        fastcopy_core::input::HeaderMatch {
+            names: self
+                .cols
+                .columns
+                .iter()
+                .map(|c| c.name.as_bytes().to_vec())
+                .collect(),
+            has_default: self
+                .cols
+                .columns
+                .iter()
+                .map(|c| c.default.is_some())
+                .collect(),
         }
     }
 
@@ -340,6 +387,7 @@ unsafe fn prepare<B>(
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
         let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
+        let fast = !partitioned && !before_row && !generated && !instead_row && !foreign;
         let target = Target {
             rel,
             relid,
@@ -347,12 +395,18 @@ unsafe fn prepare<B>(
             relname: CString::new(relname).unwrap_or_default(),
             estate,
             rri,
-            econtext,
-            natts: (*(*rel).rd_att).natts as usize,
-            columns,
-            fillers,
+            cols: Columns {
+                columns,
+                fillers,
+                natts: (*(*rel).rd_att).natts as usize,
+                null_marker: CString::new(null_marker).unwrap_or_default(),
+                default_marker: spec.reader().is_some_and(|r| r.default.is_some()),
+                binary: spec.binary(),
+                fast,
+                econtext,
+            },
             ti_options,
-            fast: !partitioned && !before_row && !generated && !instead_row && !foreign,
+            fast,
             foreign: fdw_state.is_some(),
             input_slot,
             routing,
@@ -361,9 +415,6 @@ unsafe fn prepare<B>(
             instead_row,
             encoding,
             transition_capture,
-            null_marker: CString::new(null_marker).unwrap_or_default(),
-            default_marker: spec.reader().is_some_and(|r| r.default.is_some()),
-            binary: spec.binary(),
         };
         (target, begun)
     }
