@@ -9,7 +9,7 @@
 //! block pipeline ([`crate::pipeline`]) and everything after it take any decoder.
 
 use crate::input::{InputError, Row, RowReader};
-use crate::pipeline::{FusedPlan, IntPlan, RowMark};
+use crate::plan::{FusedPlan, IntPlan, RowMark};
 use std::io::Read;
 
 /// Reads rows of one COPY data format from a byte source.

@@ -47,7 +47,7 @@
 
 use crate::datetime;
 pub use crate::datetime::Zone;
-use crate::input::Field;
+use crate::field::Field;
 use crate::numeric::{self, Typmod};
 use crate::{boolean, float, uuid};
 

@@ -35,7 +35,7 @@
 use super::{Eol, Format, RawLine, Row, RowReader};
 use crate::chunks::PAD;
 use crate::int;
-use crate::pipeline::{FusedField, FusedPlan, IntPlan, RowMark};
+use crate::plan::{FusedField, FusedPlan, IntPlan, RowMark};
 use std::io::Read;
 
 /// Copies of the line into the row buffer are made in blocks of this size.

@@ -250,16 +250,7 @@ pub struct HeaderMatch {
     pub has_default: Vec<bool>,
 }
 
-/// One field of a row.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Field<'a> {
-    /// The raw field equals the NULL marker (in CSV: and was not quoted).
-    Null,
-    /// The raw field equals the DEFAULT marker.
-    Default,
-    /// The de-escaped value; followed by a NUL byte in memory (see the module docs).
-    Value(&'a [u8]),
-}
+pub use crate::field::Field;
 
 const KIND_VALUE: u8 = 0;
 const KIND_NULL: u8 = 1;
@@ -379,8 +370,8 @@ impl Row {
 
     /// The row's line number and line length together.
     #[inline]
-    pub fn mark(&self) -> crate::pipeline::RowMark {
-        crate::pipeline::RowMark {
+    pub fn mark(&self) -> crate::plan::RowMark {
+        crate::plan::RowMark {
             line_no: self.line_no,
             line_len: self.line_len,
         }

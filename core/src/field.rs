@@ -1,0 +1,13 @@
+//! One field of a row as the decoders give it ([`Field`]): the ground floor of the row types,
+//! shared by the decoders (`input`, `binary`), the plans (`plan`, `varying`) and the blocks.
+
+/// One field of a row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Field<'a> {
+    /// The raw field equals the NULL marker (in CSV: and was not quoted).
+    Null,
+    /// The raw field equals the DEFAULT marker.
+    Default,
+    /// The de-escaped value; followed by a NUL byte in memory (see the module docs).
+    Value(&'a [u8]),
+}
