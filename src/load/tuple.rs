@@ -353,6 +353,127 @@ const SAMPLE_NUMERICS: [&str; 9] = [
 /// value, whether it is NULL.
 type Sample = (Vec<Option<i64>>, Vec<Option<Vec<u8>>>, Vec<bool>);
 
+/// A varying plan's pieces, one per attribute, with whether each may be NULL and its type
+/// (`Former::varying_pieces`).
+struct Pieces {
+    pieces: Vec<Piece>,
+    nullable: Vec<bool>,
+    types: Vec<(pg_sys::Oid, i32)>,
+}
+
+/// A sample row for a varying plan's pieces: per field an integer with distinct bytes (as
+/// the column's width keeps it) and a text value of `len` bytes (as far as the column's limit
+/// allows); NULL in the nullable columns `null_at` picks (of the columns in order). `round`
+/// picks the typed values: each sample is used in some round.
+fn sample_row(
+    pieces: &Pieces,
+    nfields: usize,
+    len: usize,
+    round: usize,
+    null_at: &dyn Fn(usize) -> bool,
+) -> Option<Sample> {
+    let mut ints = vec![None; nfields];
+    let mut texts = vec![None; nfields];
+    let mut null = vec![false; nfields];
+    for (i, p) in pieces.pieces.iter().enumerate() {
+        null[p.field()] = pieces.nullable[i] && null_at(i);
+        match *p {
+            Piece::Int { field, width, .. } => {
+                let v = 0x2122_2324_2526_2728_i64 + 0x0101 * i as i64;
+                ints[field] = Some(match width {
+                    2 => v as i16 as i64,
+                    4 => v as i32 as i64,
+                    _ => v,
+                });
+            }
+            Piece::Text { field, limit, .. } => {
+                let n = match limit {
+                    Limit::Any => len,
+                    Limit::Bytes(n) | Limit::Padded(n) => len.min(n),
+                };
+                texts[field] = Some((0..n).map(|j| b'a' + ((i + j) % 26) as u8).collect());
+            }
+            Piece::Date { field, .. } => {
+                texts[field] = Some(SAMPLE_DATES[(round + i) % SAMPLE_DATES.len()].into());
+            }
+            Piece::Timestamp { field, zone, .. } => {
+                let t = SAMPLE_TIMESTAMPS[(round + i) % SAMPLE_TIMESTAMPS.len()];
+                let z = SAMPLE_OFFSETS[(round + i) % SAMPLE_OFFSETS.len()];
+                // (every other round without an offset where the core reads it
+                // so: in the zone's fixed offset, or a window of its table)
+                let bare = zone.is_some_and(|zone| {
+                    round % 2 == 1
+                        && fastcopy_core::datetime::parse_timestamptz(t.as_bytes(), zone).is_some()
+                });
+                let v = match zone {
+                    None => t.to_string(),
+                    Some(_) if bare => t.to_string(),
+                    Some(_) => format!("{t}{z}"),
+                };
+                texts[field] = Some(v.into_bytes());
+            }
+            Piece::Fixed { field, kind, .. } => {
+                let pick = |v: &[&str]| v[(round + i) % v.len()].as_bytes().to_vec();
+                texts[field] = Some(match kind {
+                    Fixed::Float8 if round % 5 == 4 => SAMPLE_FLOAT8_ONLY.into(),
+                    Fixed::Float4 | Fixed::Float8 => pick(&SAMPLE_FLOATS),
+                    Fixed::Bool => pick(&SAMPLE_BOOLS),
+                    Fixed::Uuid => pick(&SAMPLE_UUIDS),
+                });
+            }
+            Piece::Numeric { field, typmod, .. } => {
+                // the first of the samples from this one on that the core takes
+                // (another is the server's error, or its spelling)
+                let mut body = [0u8; fastcopy_core::numeric::MAX_BODY];
+                texts[field] = (0..SAMPLE_NUMERICS.len())
+                    .map(|k| SAMPLE_NUMERICS[(round + i + k) % SAMPLE_NUMERICS.len()])
+                    .find(|v| {
+                        fastcopy_core::numeric::parse_numeric(v.as_bytes(), typmod, &mut body)
+                            .is_some()
+                    })
+                    .map(|v| v.as_bytes().to_vec());
+                texts[field].as_ref()?;
+            }
+        }
+    }
+    Some((ints, texts, null))
+}
+
+/// The plan's head from the server's tuple of a row without NULLs (`empty`): the chunk's
+/// `HeapTupleData` and tuple header with the lengths zeroed, where the lengths go, and where
+/// the null bitmap and flags are; `None` unless the header is as this build expects.
+fn varying_head(empty: &[u8]) -> Option<(Vec<u8>, Vec<(usize, u32)>, NullHeader)> {
+    let head_len = HEAPTUPLESIZE + HOFF;
+    if empty.len() < head_len {
+        return None;
+    }
+    // (a tuple without NULLs has no bitmap: its data starts at HOFF)
+    if empty[HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize != HOFF {
+        return None;
+    }
+    let mut head = empty[..head_len].to_vec();
+    // t_len, and the header's datum length (`HeapTupleHeaderSetDatumLength`: a varlena
+    // size word, the length shifted left by 2)
+    let len_at = vec![
+        (offset_of!(pg_sys::HeapTupleData, t_len), 0),
+        (
+            HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_choice),
+            2,
+        ),
+    ];
+    for &(at, _) in &len_at {
+        head[at..at + 4].fill(0);
+    }
+    let header = NullHeader {
+        bits_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_bits),
+        hoff_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff),
+        infomask_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_infomask),
+        has_null: pg_sys::HEAP_HASNULL as u16,
+        has_varwidth: pg_sys::HEAP_HASVARWIDTH as u16,
+    };
+    Some((head, len_at, header))
+}
+
 /// `VARATT_SHORT_MAX`: the largest varlena, header included, a one-byte header can describe.
 const SHORT_VARLENA_MAX: usize = 0x7f;
 
@@ -565,6 +686,27 @@ impl Former {
         nfields: usize,
         binary: bool,
     ) -> Option<TuplePlan> {
+        let p = self.varying_pieces(sources)?;
+        let empty = self.server_tuple(&p, &sample_row(&p, nfields, 0, 0, &|_| false)?)?;
+        let (head, len_at, header) = varying_head(&empty)?;
+        let plan = VaryingPlan::new(
+            head,
+            HEAPTUPLESIZE,
+            len_at,
+            p.pieces.clone(),
+            TOAST_THRESHOLD,
+            nfields,
+        )?
+        .with_nulls(header, p.nullable.clone())?;
+        let plan = if binary { plan.with_binary()? } else { plan };
+        self.forms_as_server(&plan, &p, nfields, binary)?;
+        Some(TuplePlan::varying(plan))
+    }
+
+    /// The pieces of a varying plan for `sources` (one per attribute), with whether each
+    /// attribute may be NULL and its type: `None` when an attribute is dropped or its source
+    /// does not fit its type's storage.
+    fn varying_pieces(&self, sources: &[Option<Source>]) -> Option<Pieces> {
         // SAFETY: the descriptor is valid for the Former's life (`new`).
         let natts = unsafe { (*self.tupdesc).natts } as usize;
         if sources.len() != natts {
@@ -638,168 +780,69 @@ impl Former {
             });
             types.push((a.atttypid, a.atttypmod));
         }
-        // the server's tuple of one sample row: the chunk up to the end of the tuple, its
-        // `t_data` pointer zeroed (`copy_formed` sets it)
-        let server = |(ints, texts, null): &Sample| -> Option<Vec<u8>> {
-            let values: Vec<pg_sys::Datum> = pieces
-                .iter()
-                .enumerate()
-                .map(|(i, p)| match *p {
-                    Piece::Int { field, .. } => pg_sys::Datum::from(ints[field].unwrap_or(0)),
-                    Piece::Text { field, limit, .. } => {
-                        let v = texts[field].as_deref().unwrap_or_default();
-                        match limit {
-                            Limit::Padded(n) => bpchar_datum(v, n),
-                            _ => bpchar_datum(v, v.len()),
-                        }
-                    }
-                    Piece::Date { field, .. }
-                    | Piece::Timestamp { field, .. }
-                    | Piece::Fixed { field, .. }
-                    | Piece::Numeric { field, .. } => {
-                        let (typid, typmod) = types[i];
-                        input_datum(typid, typmod, texts[field].as_deref().unwrap_or_default())
-                    }
-                })
-                .collect();
-            let nulls: Vec<bool> = pieces.iter().map(|p| null[p.field()]).collect();
-            // SAFETY: one value per attribute, of its type (an integer Datum of the column's
-            // width, a text varlena: bpchar_datum's value with no spaces added); heap_form_tuple
-            // only reads them, and returns one palloc chunk: the HeapTupleData, then the tuple
-            // at HEAPTUPLESIZE.
-            unsafe {
-                let t = pg_sys::heap_form_tuple(
-                    self.tupdesc,
-                    values.as_ptr() as *mut _,
-                    nulls.as_ptr() as *mut _,
-                );
-                let len = HEAPTUPLESIZE + (*t).t_len as usize;
-                let mut b = vec![0u8; len];
-                std::ptr::copy_nonoverlapping(t as *const u8, b.as_mut_ptr(), len);
-                pg_sys::heap_freetuple(t);
-                let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
-                b[t_data..t_data + size_of::<usize>()].fill(0);
-                Some(b)
-            }
-        };
-        // sample rows: per field an integer with distinct bytes (as the column's width keeps
-        // it) and a text value of `len` bytes (as far as the column's limit allows); NULL in
-        // the nullable columns `null_at` picks (of the columns in order)
-        // (`round` picks the typed values: each sample is used in some round)
-        let sample = |len: usize,
-                      round: usize,
-                      null_at: &dyn Fn(usize) -> bool|
-         -> Option<Sample> {
-            let mut ints = vec![None; nfields];
-            let mut texts = vec![None; nfields];
-            let mut null = vec![false; nfields];
-            for (i, p) in pieces.iter().enumerate() {
-                null[p.field()] = nullable[i] && null_at(i);
-                match *p {
-                    Piece::Int { field, width, .. } => {
-                        let v = 0x2122_2324_2526_2728_i64 + 0x0101 * i as i64;
-                        ints[field] = Some(match width {
-                            2 => v as i16 as i64,
-                            4 => v as i32 as i64,
-                            _ => v,
-                        });
-                    }
-                    Piece::Text { field, limit, .. } => {
-                        let n = match limit {
-                            Limit::Any => len,
-                            Limit::Bytes(n) | Limit::Padded(n) => len.min(n),
-                        };
-                        texts[field] = Some((0..n).map(|j| b'a' + ((i + j) % 26) as u8).collect());
-                    }
-                    Piece::Date { field, .. } => {
-                        texts[field] = Some(SAMPLE_DATES[(round + i) % SAMPLE_DATES.len()].into());
-                    }
-                    Piece::Timestamp { field, zone, .. } => {
-                        let t = SAMPLE_TIMESTAMPS[(round + i) % SAMPLE_TIMESTAMPS.len()];
-                        let z = SAMPLE_OFFSETS[(round + i) % SAMPLE_OFFSETS.len()];
-                        // (every other round without an offset where the core reads it
-                        // so: in the zone's fixed offset, or a window of its table)
-                        let bare = zone.is_some_and(|zone| {
-                            round % 2 == 1
-                                && fastcopy_core::datetime::parse_timestamptz(t.as_bytes(), zone)
-                                    .is_some()
-                        });
-                        let v = match zone {
-                            None => t.to_string(),
-                            Some(_) if bare => t.to_string(),
-                            Some(_) => format!("{t}{z}"),
-                        };
-                        texts[field] = Some(v.into_bytes());
-                    }
-                    Piece::Fixed { field, kind, .. } => {
-                        let pick = |v: &[&str]| v[(round + i) % v.len()].as_bytes().to_vec();
-                        texts[field] = Some(match kind {
-                            Fixed::Float8 if round % 5 == 4 => SAMPLE_FLOAT8_ONLY.into(),
-                            Fixed::Float4 | Fixed::Float8 => pick(&SAMPLE_FLOATS),
-                            Fixed::Bool => pick(&SAMPLE_BOOLS),
-                            Fixed::Uuid => pick(&SAMPLE_UUIDS),
-                        });
-                    }
-                    Piece::Numeric { field, typmod, .. } => {
-                        // the first of the samples from this one on that the core takes
-                        // (another is the server's error, or its spelling)
-                        let mut body = [0u8; fastcopy_core::numeric::MAX_BODY];
-                        texts[field] = (0..SAMPLE_NUMERICS.len())
-                            .map(|k| SAMPLE_NUMERICS[(round + i + k) % SAMPLE_NUMERICS.len()])
-                            .find(|v| {
-                                fastcopy_core::numeric::parse_numeric(
-                                    v.as_bytes(),
-                                    typmod,
-                                    &mut body,
-                                )
-                                .is_some()
-                            })
-                            .map(|v| v.as_bytes().to_vec());
-                        texts[field].as_ref()?;
+        Some(Pieces {
+            pieces,
+            nullable,
+            types,
+        })
+    }
+
+    /// The server's tuple of one sample row (`heap_form_tuple`): the chunk up to the end of
+    /// the tuple, its `t_data` pointer zeroed (`copy_formed` sets it).
+    fn server_tuple(&self, p: &Pieces, (ints, texts, null): &Sample) -> Option<Vec<u8>> {
+        let values: Vec<pg_sys::Datum> = p
+            .pieces
+            .iter()
+            .enumerate()
+            .map(|(i, piece)| match *piece {
+                Piece::Int { field, .. } => pg_sys::Datum::from(ints[field].unwrap_or(0)),
+                Piece::Text { field, limit, .. } => {
+                    let v = texts[field].as_deref().unwrap_or_default();
+                    match limit {
+                        Limit::Padded(n) => bpchar_datum(v, n),
+                        _ => bpchar_datum(v, v.len()),
                     }
                 }
-            }
-            Some((ints, texts, null))
-        };
-        let head_len = HEAPTUPLESIZE + HOFF;
-        let empty = server(&sample(0, 0, &|_| false)?)?;
-        if empty.len() < head_len {
-            return None;
+                Piece::Date { field, .. }
+                | Piece::Timestamp { field, .. }
+                | Piece::Fixed { field, .. }
+                | Piece::Numeric { field, .. } => {
+                    let (typid, typmod) = p.types[i];
+                    input_datum(typid, typmod, texts[field].as_deref().unwrap_or_default())
+                }
+            })
+            .collect();
+        let nulls: Vec<bool> = p.pieces.iter().map(|piece| null[piece.field()]).collect();
+        // SAFETY: one value per attribute, of its type (an integer Datum of the column's
+        // width, a text varlena: bpchar_datum's value with no spaces added); heap_form_tuple
+        // only reads them, and returns one palloc chunk: the HeapTupleData, then the tuple
+        // at HEAPTUPLESIZE.
+        unsafe {
+            let t = pg_sys::heap_form_tuple(
+                self.tupdesc,
+                values.as_ptr() as *mut _,
+                nulls.as_ptr() as *mut _,
+            );
+            let len = HEAPTUPLESIZE + (*t).t_len as usize;
+            let mut b = vec![0u8; len];
+            std::ptr::copy_nonoverlapping(t as *const u8, b.as_mut_ptr(), len);
+            pg_sys::heap_freetuple(t);
+            let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
+            b[t_data..t_data + size_of::<usize>()].fill(0);
+            Some(b)
         }
-        // (a tuple without NULLs has no bitmap: its data starts at HOFF)
-        if empty[HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff)] as usize != HOFF {
-            return None;
-        }
-        let mut head = empty[..head_len].to_vec();
-        // t_len, and the header's datum length (`HeapTupleHeaderSetDatumLength`: a varlena
-        // size word, the length shifted left by 2)
-        let len_at = vec![
-            (offset_of!(pg_sys::HeapTupleData, t_len), 0),
-            (
-                HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_choice),
-                2,
-            ),
-        ];
-        for &(at, _) in &len_at {
-            head[at..at + 4].fill(0);
-        }
-        let header = NullHeader {
-            bits_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_bits),
-            hoff_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_hoff),
-            infomask_at: HEAPTUPLESIZE + offset_of!(pg_sys::HeapTupleHeaderData, t_infomask),
-            has_null: pg_sys::HEAP_HASNULL as u16,
-            has_varwidth: pg_sys::HEAP_HASVARWIDTH as u16,
-        };
-        let plan = VaryingPlan::new(
-            head,
-            HEAPTUPLESIZE,
-            len_at,
-            pieces.clone(),
-            TOAST_THRESHOLD,
-            nfields,
-        )?
-        .with_nulls(header, nullable.clone())?;
-        let plan = if binary { plan.with_binary()? } else { plan };
+    }
+
+    /// `Some` if `plan` forms the server's own tuple (`server_tuple`) for sample rows of every
+    /// length class and NULL pattern (or leaves to the loader only what the toaster would
+    /// see).
+    fn forms_as_server(
+        &self,
+        plan: &VaryingPlan,
+        p: &Pieces,
+        nfields: usize,
+        binary: bool,
+    ) -> Option<()> {
         let patterns: [&dyn Fn(usize) -> bool; 4] =
             [&|_| false, &|_| true, &|i| i % 2 == 0, &|i| i % 2 == 1];
         for (round, (len, null_at)) in [0, 1, 2, 5, 126, 127, 300]
@@ -807,19 +850,19 @@ impl Former {
             .flat_map(|len| patterns.iter().map(move |p| (len, p)))
             .enumerate()
         {
-            let row = sample(len, round, null_at)?;
-            let server = server(&row)?;
+            let row = sample_row(p, nfields, len, round, null_at)?;
+            let server = self.server_tuple(p, &row)?;
             let (ints, texts, null) = &row;
             // binary: the typed values as their send functions write them (integers are in
             // `ints`, text values as they are)
             let sent: Vec<Option<Vec<u8>>> = if binary {
                 let mut sent = texts.clone();
-                for (i, p) in pieces.iter().enumerate() {
-                    let f = p.field();
-                    if matches!(p, Piece::Int { .. } | Piece::Text { .. }) || null[f] {
+                for (i, piece) in p.pieces.iter().enumerate() {
+                    let f = piece.field();
+                    if matches!(piece, Piece::Int { .. } | Piece::Text { .. }) || null[f] {
                         continue;
                     }
-                    let (typid, typmod) = types[i];
+                    let (typid, typmod) = p.types[i];
                     let d = input_datum(typid, typmod, texts[f].as_deref().unwrap_or_default());
                     sent[f] = Some(send_bytes(typid, d));
                 }
@@ -847,7 +890,7 @@ impl Former {
                 return None;
             }
         }
-        Some(TuplePlan::varying(plan))
+        Some(())
     }
 
     /// The `t_len` of a tuple the reader formed (the template's: the same for every tuple of
