@@ -2,7 +2,7 @@
 //! behind one `cfg` here, and the server's major ([`server_major`]) for those decided at run
 //! time. The other concerns keep theirs in one file each: relation extension in `extend.rs`,
 //! the page writer's WAL and buffer calls in `load/pages.rs`, the client's receive buffer in
-//! `load/client.rs`, COPY's option wording in `load/spec.rs`, the integer grammar in
+//! `load/input/client.rs`, COPY's option wording in `load/spec.rs`, the integer grammar in
 //! `parse.rs`, the end-of-data rules in the core's reader.
 
 use pgrx::pg_sys;

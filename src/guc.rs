@@ -80,7 +80,7 @@ pub fn rejects() -> Option<String> {
 }
 pub static CLIENT_THREAD: GucSetting<bool> = GucSetting::<bool>::new(true);
 
-/// Whether a thread of fastcopy's reads a client's COPY data from its socket (`load/socket.rs`).
+/// Whether a thread of fastcopy's reads a client's COPY data from its socket (`load/input/socket.rs`).
 pub fn client_thread() -> bool {
     CLIENT_THREAD.get()
 }

@@ -1,5 +1,5 @@
 //! The COPY-in sub-protocol's messages, read straight from the client's socket by a thread of
-//! their own (`src/load/socket.rs`), so that the client's data keeps arriving while the
+//! their own (`src/load/input/socket.rs`), so that the client's data keeps arriving while the
 //! backend inserts.
 //!
 //! The messages are those `CopyGetData` (copyfromparse.c) reads: CopyData (`d`) is data,

@@ -10,7 +10,7 @@
 //! [`StreamWriter::try_finish`]: a writer dropped without it (an ERROR on the backend) is an error
 //! on the reader's side, never a clean end of the data.
 //!
-//! A writer on a thread of its own (the socket reader of `src/load/socket.rs`, which nothing
+//! A writer on a thread of its own (the socket reader of `src/load/input/socket.rs`, which nothing
 //! waits for) may block instead: [`StreamWriter::send_wait`] and its kin wait for room.
 
 use std::io::{self, Read};

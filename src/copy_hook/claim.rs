@@ -552,11 +552,11 @@ unsafe fn options(list: *mut pg_sys::List) -> Result<SqlOptions, HandOver> {
 }
 
 /// The input's encoding and the database's must be ones fastcopy reads (it converts between
-/// any two the server converts, `load::encoding`): COPY reads a file or STDIN in ENCODING,
+/// any two the server converts, `load::input::encoding`): COPY reads a file or STDIN in ENCODING,
 /// else in client_encoding.
 fn check_encoding(option: Option<std::ffi::c_int>) -> Result<(), HandOver> {
-    let (input, database) = crate::load::encoding::encodings(option);
-    match crate::load::encoding::unsupported(input, database) {
+    let (input, database) = crate::load::input::encoding::encodings(option);
+    match crate::load::input::encoding::unsupported(input, database) {
         Some(why) => Err(HandOver::Encoding(why)),
         None => Ok(()),
     }

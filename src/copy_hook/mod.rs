@@ -3,7 +3,7 @@
 //! A ProcessUtility hook, installed in `_PG_init`: with the setting `on` or `require`, a
 //! `CopyStmt` is offered to [`claim`](claim::claim), which takes it or names the reason to
 //! hand it over. A taken statement is one load (`load::run` with `Front::Statement`: COPY's
-//! checks and wording; STDIN through `load/client.rs`), and its row count becomes the
+//! checks and wording; STDIN through `load/input/client.rs`), and its row count becomes the
 //! command tag `COPY n`. Everything else goes, untouched, to the previous hook or to
 //! `standard_ProcessUtility`. A taken statement is not seen by the hooks of libraries loaded
 //! before fastcopy (listed earlier in `shared_preload_libraries`); list fastcopy before

@@ -754,7 +754,7 @@ fn raise_input_error(e: &InputError, pos: &Position, target: &Target) -> ! {
     if e.sqlstate() == fastcopy_core::sqlstate::SqlState::PROTOCOL_VIOLATION {
         // the client's message COPY does not expect: it is read up to its type byte first,
         // as the server raises this in the middle of it
-        super::client::read_unread_type();
+        super::input::client::read_unread_type();
     }
     let code = PgSqlErrorCode::from(e.sqlstate().packed());
     match (e.detail(), e.hint()) {

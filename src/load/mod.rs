@@ -7,11 +7,11 @@
 //!  Target::open (target.rs) ── checks in COPY's order; LoadSpec::parse (spec.rs) in between
 //!        │ Target, LoadSpec
 //!        ▼
-//!  Source::open (source.rs) ── file, value or client stream (client.rs): an Input,
+//!  Source::open (input/source.rs) ── file, value or client stream (client.rs): an Input,
 //!        │                        its progress type and size
 //!        │ (a client stream, or input the server converts into the database encoding
 //!        │  (encoding.rs): the backend pumps it into a bounded byte stream (pump.rs))
-//!  ══════╪══════════════════ reader thread (blocks.rs; fastcopy-core only, no PostgreSQL) ═══
+//!  ══════╪══════════════════ reader thread (input/blocks.rs; fastcopy-core only, no PostgreSQL) ═══
 //!        ▼
 //!  Decoder (core: decode.rs, input/) ── rows of fields; int fields converted per block
 //!        │ RowBlock (core: pipeline.rs), bounded queue of 4
@@ -32,45 +32,40 @@
 //! Small inputs are decoded on the backend thread (no reader thread). A new data format is
 //! one decoder in the core and one arm in [`start_blocks`] (binary: `BinaryReader`, its
 //! values through receive functions, `receive.rs`); a new source is one arm in
-//! `source.rs` (a source only the backend may read feeds the reader through
+//! `input/source.rs` (a source only the backend may read feeds the reader through
 //! `fastcopy_core::stream`).
 
 mod batch;
-mod blocks;
-mod client;
 mod columns;
 mod common;
 pub(crate) mod convert;
 pub(crate) mod datum;
-pub mod encoding;
 mod filter;
 mod heap_layout;
+pub(crate) mod input;
 mod loader;
 mod pages;
 mod position;
 mod progress;
-mod pump;
 mod receive;
 mod rejects;
-mod socket;
-mod source;
 pub mod spec;
 mod store;
 mod target;
 mod tuple;
 
 use crate::compat::server_major;
-use blocks::Blocks;
 pub use common::{Front, LoadStats};
 use fastcopy_core::binary::BinaryReader;
 use fastcopy_core::input::RowReader;
 use fastcopy_core::pipeline::{IntPlan, RowBlock};
+use input::blocks::Blocks;
+pub use input::source::Source;
 use loader::Loader;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
 use position::{ContextGuard, Position};
 use progress::Progress;
-pub use source::Source;
 use spec::{Format, LoadSpec, LogVerbosity, SqlOptions};
 use target::Target;
 
@@ -187,7 +182,7 @@ fn start_blocks<'a, 'scope>(
     threaded: bool,
     spec: &LoadSpec,
     target: &Target,
-    input: source::Input<'a>,
+    input: input::source::Input<'a>,
 ) -> Blocks<'a>
 where
     'a: 'scope,
@@ -241,25 +236,25 @@ where
 /// (and converted) by the backend instead; a small one, decoded on the backend, is converted
 /// at once, its conversion error (if any) where its bytes stop.
 fn convert_input<'a>(
-    mut input: source::Input<'a>,
-    plan: &encoding::Plan,
+    mut input: input::source::Input<'a>,
+    plan: &input::encoding::Plan,
     threaded: bool,
-) -> source::Input<'a> {
+) -> input::source::Input<'a> {
     let Some(conversion) = plan.convert else {
         return input;
     };
-    let transcoder = encoding::Transcoder::new(conversion);
+    let transcoder = input::encoding::Transcoder::new(conversion);
     if let Some(pump) = &mut input.pump {
         pump.convert_with(transcoder);
         return input;
     }
     let raw = std::mem::replace(&mut input.read, Box::new(std::io::empty()));
     if threaded {
-        let (pump, read) = pump::Pump::new(pump::Origin::Read(raw), Some(transcoder));
+        let (pump, read) = input::pump::Pump::new(input::pump::Origin::Read(raw), Some(transcoder));
         input.read = Box::new(read);
         input.pump = Some(pump);
     } else {
-        input.read = Box::new(encoding::convert_all(raw, transcoder));
+        input.read = Box::new(input::encoding::convert_all(raw, transcoder));
     }
     input
 }

@@ -9,7 +9,7 @@
 //! 5. row-level security (refused), a read-only transaction (unless a temporary table);
 //! 6. the options ([`LoadSpec::parse`]);
 //! 7. FORCE_NOT_NULL / FORCE_NULL columns against the column list, the input's encoding
-//!    and its conversion (`encoding.rs`);
+//!    and its conversion (`input/encoding.rs`);
 //! 8. one converter per input column, the default expressions;
 //! 9. the relation kind, FREEZE's rules;
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
@@ -18,8 +18,8 @@
 use super::columns::{Column, Columns, Converter, Filler};
 use super::common::Front;
 use super::datum::Chars;
-use super::encoding;
 use super::filter::{self, Filter, Qual};
+use super::input::encoding;
 use super::receive::{self, Receive};
 use super::spec::{ForceList, LoadSpec, OnErrorChoice, WhereClause};
 use super::tuple::{Former, Source};

@@ -338,6 +338,6 @@ impl ClientEnd {
     }
 }
 
-pub(super) fn raise_server_error(e: ServerError) -> ! {
+pub(in crate::load) fn raise_server_error(e: ServerError) -> ! {
     crate::error::raise(PgSqlErrorCode::from(e.sqlstate.packed()), e.message)
 }

@@ -11,9 +11,9 @@
 //! PostgreSQL's error handling.
 
 use super::client::{self, ClientReader};
-use super::progress::SourceKind;
 use super::pump::{Origin, Pump};
 use crate::error::{raise, raise_detail_hint, raise_hint};
+use crate::load::progress::SourceKind;
 use pgrx::prelude::*;
 use std::io::Read;
 
