@@ -10,8 +10,9 @@
 
 use super::pages::Pages;
 use super::position::Position;
+use super::slot;
 use super::target::Target;
-use super::tuple::{self, Arena};
+use super::tuple::Arena;
 use crate::compat;
 use crate::extend::Extender;
 use pgrx::pg_sys;
@@ -184,7 +185,7 @@ impl Buffer {
                     self.slot_desc,
                     &raw const pg_sys::TTSOpsHeapTuple,
                 );
-                self.slot_flags = tuple::constant_flags(slot);
+                self.slot_flags = slot::constant_flags(slot);
                 self.slots.push(slot);
                 pg_sys::MemoryContextSwitchTo(old);
             }
@@ -267,9 +268,9 @@ impl Buffer {
                     pg_sys::list_free(recheck);
                 }
                 if batch.fast {
-                    tuple::forget(slot, self.slot_flags);
+                    slot::forget(slot, self.slot_flags);
                 } else {
-                    tuple::clear(slot);
+                    slot::clear(slot);
                 }
             }
         }
@@ -293,7 +294,7 @@ impl Buffer {
             for (i, &t) in rest.iter().enumerate() {
                 let slot = self.slot_at(i);
                 // SAFETY: a tuple formed for this relation, in the batch memory.
-                unsafe { tuple::store(slot, t, (*self.rel).rd_id, self.slot_flags) };
+                unsafe { slot::store(slot, t, (*self.rel).rd_id, self.slot_flags) };
             }
             0
         } else {
@@ -311,7 +312,7 @@ impl Buffer {
             );
             if self.slotless {
                 for &slot in &self.slots[..n] {
-                    tuple::forget(slot, self.slot_flags);
+                    slot::forget(slot, self.slot_flags);
                 }
             }
         }
@@ -350,7 +351,7 @@ impl Buffer {
                         );
                     }
                 }
-                tuple::clear(slot);
+                slot::clear(slot);
             }
         }
         self.used = 0;

@@ -5,7 +5,7 @@
 
 use super::datum::{Chars, typed_for};
 use super::receive::Receive;
-use super::tuple::Typed;
+use super::tuple_plan::Typed;
 use pgrx::pg_sys;
 use std::ffi::CString;
 

@@ -4,7 +4,8 @@
 //! for the text converters (`convert.rs`) and the binary ones (`receive.rs`) alike; the
 //! session's time zone as the core reads it ([`session_zone`]).
 
-use super::tuple::{Arena, Typed};
+use super::tuple::Arena;
+use super::tuple_plan::Typed;
 use fastcopy_core::datetime::{Zone, ZoneTable};
 use fastcopy_core::numeric::Typmod;
 use fastcopy_core::varying::Fixed;

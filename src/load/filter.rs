@@ -14,8 +14,8 @@
 //! second statement after it is refused. Error positions in it are reported as positions in
 //! the condition (an internal query, as for a SQL statement inside a function).
 
+use super::slot;
 use super::spec::WhereClause;
-use super::tuple;
 use crate::error::raise;
 use pgrx::pg_sys;
 use pgrx::prelude::*;
@@ -223,7 +223,7 @@ impl Filter {
         // expression runs in the per-tuple memory as ExecQual's, through the FFI guard
         // (ExecEvalExpr is an inline function: an ERROR must unwind as a panic).
         unsafe {
-            tuple::store_values(self.slot, datums, nulls);
+            slot::store_values(self.slot, datums, nulls);
             (*self.slot).tts_tableOid = self.relid;
             (*self.econtext).ecxt_scantuple = self.slot;
             let state = self.state;

@@ -49,10 +49,12 @@ mod position;
 mod progress;
 mod receive;
 mod rejects;
+mod slot;
 pub mod spec;
 mod store;
 mod target;
 mod tuple;
+mod tuple_plan;
 
 use crate::compat::server_major;
 pub use common::{Front, LoadStats};

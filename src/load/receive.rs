@@ -10,7 +10,7 @@
 //! raises its own error.
 
 use super::datum::{Chars, bytes_datum, typed_for, varlena_datum};
-use super::tuple::Typed;
+use super::tuple_plan::Typed;
 use crate::error::raise;
 use fastcopy_core::chunks::is_utf8_text;
 use pgrx::pg_sys;

@@ -11,8 +11,9 @@
 use super::batch::{Batch, FailedCheck};
 use super::common::interrupt_pending;
 use super::convert::Values;
+use super::slot;
 use super::target::Target;
-use super::tuple::{self, Former};
+use super::tuple::Former;
 use crate::compat;
 use fastcopy_core::input::Row;
 use fastcopy_core::pipeline::{RowBlock, RowMark};
@@ -249,15 +250,15 @@ impl Batch {
             // to test when they are the only ones
             let constraints = buf.has_constraints
                 && (!buf.not_null_only
-                    || (!not_null_met && tuple::has_null_in(tuple, &buf.not_null)));
+                    || (!not_null_met && slot::has_null_in(tuple, &buf.not_null)));
             if buf.slotless {
                 // nothing needs the row in a slot: straight to the page writer (a row with a
                 // NULL in a NOT NULL column through a slot first, for the server's error)
                 if constraints {
                     let slot = buf.test_slot();
-                    tuple::store(slot, tuple, target.relid, buf.slot_flags);
+                    slot::store(slot, tuple, target.relid, buf.slot_flags);
                     check_row(target.rri, slot, target.estate, true, false);
-                    tuple::forget(slot, buf.slot_flags);
+                    slot::forget(slot, buf.slot_flags);
                 }
                 let pages = buf.pages.as_mut();
                 pages
@@ -265,7 +266,7 @@ impl Batch {
                     .push(tuple, target.batch_memory());
             } else {
                 let slot = buf.next_slot();
-                tuple::store(slot, tuple, target.relid, buf.slot_flags);
+                slot::store(slot, tuple, target.relid, buf.slot_flags);
                 if constraints || buf.partition_check {
                     check_row(
                         target.rri,
@@ -294,7 +295,7 @@ impl Batch {
         // target's, alive for the load.
         unsafe {
             let input = target.input_slot;
-            tuple::store_values(input, &values.datums, &values.nulls);
+            slot::store_values(input, &values.datums, &values.nulls);
             let b = match &target.routing {
                 Some(r) => {
                     let leaf = compat::exec::ExecFindPartition(
@@ -325,10 +326,10 @@ impl Batch {
             }
             let slot = buf.next_slot();
             if map.is_null() {
-                tuple::copy(slot, input);
+                slot::copy(slot, input);
             } else {
                 pg_sys::execute_attr_map_slot((*map).attrMap, input, slot);
-                tuple::materialize(slot);
+                slot::materialize(slot);
             }
             (*slot).tts_tableOid = (*(*rri).ri_RelationDesc).rd_id;
             (
@@ -364,7 +365,7 @@ impl Batch {
             let buf = &mut self.buffers[b];
             debug_assert!(buf.next_slot() == slot);
             if buf.before_row && !pg_sys::ExecBRInsertTriggers(target.estate, rri, slot) {
-                tuple::clear(slot);
+                slot::clear(slot);
                 return Stored::SkippedByTrigger;
             }
             if buf.generated && !generated_done {
@@ -375,12 +376,12 @@ impl Batch {
                     pg_sys::CmdType::CMD_INSERT,
                 );
             }
-            tuple::materialize(slot);
+            slot::materialize(slot);
             let tuple = (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple;
             // as on the short path: with only NOT NULL constraints, a row without a NULL in
             // those columns passes them
             let constraints = buf.has_constraints
-                && (!buf.not_null_only || tuple::has_null_in(tuple, &buf.not_null));
+                && (!buf.not_null_only || slot::has_null_in(tuple, &buf.not_null));
             if (constraints || buf.partition_check) && self.keep_failed_checks {
                 // each row's checks in a subtransaction of their own (the rows before it may
                 // have had their triggers run: only the checks can be undone)
@@ -418,10 +419,10 @@ impl Batch {
         // buffered for a view).
         unsafe {
             let slot = target.input_slot;
-            tuple::store_values(slot, &values.datums, &values.nulls);
+            slot::store_values(slot, &values.datums, &values.nulls);
             (*slot).tts_tableOid = target.relid;
             pg_sys::ExecIRInsertTriggers(target.estate, target.rri, slot);
-            tuple::clear(slot);
+            slot::clear(slot);
             self.reset_memory(target);
         }
         Stored::Instead
@@ -468,16 +469,16 @@ impl Batch {
             let column = buf
                 .not_null
                 .iter()
-                .find(|&&a| tuple::has_null_in(tuple, &[a]))
+                .find(|&&a| slot::has_null_in(tuple, &[a]))
                 .map(|&a| {
                     let attr = compat::tuple_desc_attr(desc, a as usize);
                     let name = std::ffi::CStr::from_ptr(attr.attname.data.as_ptr());
                     (name.to_owned(), a as usize)
                 });
             if owned {
-                tuple::clear(slot);
+                slot::clear(slot);
             } else {
-                tuple::forget(slot, buf.slot_flags);
+                slot::forget(slot, buf.slot_flags);
             }
             column
         }
