@@ -418,41 +418,12 @@ impl Pages {
         options: c_int,
         bistate: pg_sys::BulkInsertState,
     ) -> Result<(), usize> {
-        if let Some(slots) = slots {
-            self.tuples.clear();
-            // SAFETY: heap-tuple slots holding their tuples (# Safety).
-            self.tuples.extend(
-                slots
-                    .iter()
-                    .map(|&slot| unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple }),
-            );
-        }
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
         let uniform = self.uniform.count > 0;
-        debug_assert!(!uniform || (slots.is_none() && self.tuples.is_empty()));
-        // One pass: each tuple is checked for the toaster, then prepared. A tuple that needs
-        // the toaster sends the whole batch to heap_multi_insert, which prepares the tuples
-        // again, with the same values (so those prepared before it make no difference). A
-        // uniform batch has one header to prepare, which all its tuples will have.
-        // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
-        // change (# Safety), as `heap_prepare_insert` changes the slots' tuples; the uniform
-        // header is ours.
-        unsafe {
-            let xid = pg_sys::GetCurrentTransactionId();
-            if uniform {
-                // (every tuple's header: their length is below the toaster's, see push_formed)
-                let head = self.uniform.head_bytes() as pg_sys::HeapTupleHeader;
-                prepare_header(head, xid, cid, frozen);
-            }
-            for &t in &self.tuples {
-                let (len, infomask) = ((*t).t_len as usize, (*(*t).t_data).t_infomask);
-                if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
-                    self.toasted_flushes += 1;
-                    return Err(0);
-                }
-                prepare(t, xid, cid, frozen, self.relid);
-            }
-            serializable_check(rel);
+        // SAFETY: as the function's contract.
+        if unsafe { !self.prepare_batch(rel, slots, cid, frozen) } {
+            self.toasted_flushes += 1;
+            return Err(0);
         }
         let n = self.count();
         let mut vmbuffer: pg_sys::Buffer = pg_sys::InvalidBuffer as pg_sys::Buffer;
@@ -464,43 +435,21 @@ impl Pages {
             // 16+: the pages the rest needs at worst, for the extension's size, as
             // heap_multi_insert estimates them (again after a page that was not empty)
             #[cfg(not(feature = "pg15"))]
-            {
+            let pages_left = {
                 if ndone == 0 || !starting_with_empty_page {
                     npages = self.pages_needed(ndone);
                     npages_used = 0;
                 } else {
                     npages_used += 1;
                 }
-            }
+                npages - npages_used
+            };
+            #[cfg(feature = "pg15")]
+            let pages_left = 0;
             // SAFETY: as the function's contract; the first remaining tuple is valid.
             let buffer = unsafe {
-                let len = self.len_of(ndone) as pg_sys::Size;
-                let vm = &raw mut vmbuffer;
-                let invalid = pg_sys::InvalidBuffer as pg_sys::Buffer;
-                pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                    #[cfg(feature = "pg15")]
-                    let b = c::RelationGetBufferForTuple(
-                        rel,
-                        len,
-                        invalid,
-                        options,
-                        bistate,
-                        vm,
-                        std::ptr::null_mut(),
-                    );
-                    #[cfg(not(feature = "pg15"))]
-                    let b = c::RelationGetBufferForTuple(
-                        rel,
-                        len,
-                        invalid,
-                        options,
-                        bistate,
-                        vm,
-                        std::ptr::null_mut(),
-                        (npages - npages_used) as c_int,
-                    );
-                    b
-                })
+                let len = self.len_of(ndone);
+                buffer_for(rel, len, options, bistate, &raw mut vmbuffer, pages_left)
             };
             // SAFETY: `buffer` is pinned and exclusively locked, with room for the first
             // remaining tuple under the fillfactor (RelationGetBufferForTuple's promise);
@@ -519,8 +468,86 @@ impl Pages {
             let _ = empty;
             ndone += done;
         }
-        // SAFETY: our pin of the visibility map page, if any; the slots are the tuples' (#
-        // Safety), their order that of `self.tuples`.
+        // SAFETY: as the function's contract; `vmbuffer` is ours.
+        unsafe { self.finish_batch(rel, slots, ndone, vmbuffer) };
+        if ndone < n {
+            // (the rest's tuples are prepared as heap_multi_insert prepares them again)
+            self.handed_over += 1;
+            if uniform {
+                // SAFETY: the batch memory is current (`Buffer::flush`), as # Safety asks.
+                unsafe { self.materialize(pg_sys::CurrentMemoryContext) };
+            }
+            return Err(ndone);
+        }
+        // SAFETY: as above.
+        unsafe { serializable_check(rel) };
+        Ok(())
+    }
+
+    /// The batch's tuples (the slots' when given) made ready for their pages: each checked
+    /// for the toaster, then prepared (false, at the first one that needs the toaster: the
+    /// whole batch goes to heap_multi_insert, which prepares the tuples again, with the same
+    /// values, so those prepared before it make no difference); a uniform batch has one
+    /// header to prepare, which all its tuples will have. Then the table's serializable
+    /// conflict check, as heap inserts make it first.
+    ///
+    /// # Safety
+    /// As [`insert`](Self::insert).
+    unsafe fn prepare_batch(
+        &mut self,
+        rel: pg_sys::Relation,
+        slots: Option<&[*mut pg_sys::TupleTableSlot]>,
+        cid: pg_sys::CommandId,
+        frozen: bool,
+    ) -> bool {
+        if let Some(slots) = slots {
+            self.tuples.clear();
+            // SAFETY: heap-tuple slots holding their tuples (# Safety).
+            self.tuples.extend(
+                slots
+                    .iter()
+                    .map(|&slot| unsafe { (*(slot as *mut pg_sys::HeapTupleTableSlot)).tuple }),
+            );
+        }
+        let uniform = self.uniform.count > 0;
+        debug_assert!(!uniform || (slots.is_none() && self.tuples.is_empty()));
+        // SAFETY: in the load's transaction (# Safety); the tuples are valid and ours to
+        // change (# Safety), as `heap_prepare_insert` changes the slots' tuples; the uniform
+        // header is ours.
+        unsafe {
+            let xid = pg_sys::GetCurrentTransactionId();
+            if uniform {
+                // (every tuple's header: their length is below the toaster's, see push_formed)
+                let head = self.uniform.head_bytes() as pg_sys::HeapTupleHeader;
+                prepare_header(head, xid, cid, frozen);
+            }
+            for &t in &self.tuples {
+                let (len, infomask) = ((*t).t_len as usize, (*(*t).t_data).t_infomask);
+                if len > TOAST_THRESHOLD || infomask & pg_sys::HEAP_HASEXTERNAL as u16 != 0 {
+                    return false;
+                }
+                prepare(t, xid, cid, frozen, self.relid);
+            }
+            serializable_check(rel);
+        }
+        true
+    }
+
+    /// After the batch's pages: the visibility map page let go, the TIDs of the `ndone`
+    /// tuples inserted into their slots (index entries and AFTER ROW triggers use them), the
+    /// inserts counted in the statistics and here.
+    ///
+    /// # Safety
+    /// As [`insert`](Self::insert); `vmbuffer` is our pin of the visibility map page, if any.
+    unsafe fn finish_batch(
+        &mut self,
+        rel: pg_sys::Relation,
+        slots: Option<&[*mut pg_sys::TupleTableSlot]>,
+        ndone: usize,
+        vmbuffer: pg_sys::Buffer,
+    ) {
+        // SAFETY: our pin, if any; the slots are the tuples' (# Safety), their order that of
+        // `self.tuples`.
         unsafe {
             if vmbuffer != pg_sys::InvalidBuffer as pg_sys::Buffer {
                 pg_sys::ReleaseBuffer(vmbuffer);
@@ -535,21 +562,9 @@ impl Pages {
             }
         }
         self.rows += ndone as u64;
-        if uniform {
+        if self.uniform.count > 0 {
             self.uniform_rows += ndone as u64;
         }
-        if ndone < n {
-            // (the rest's tuples are prepared as heap_multi_insert prepares them again)
-            self.handed_over += 1;
-            if uniform {
-                // SAFETY: the batch memory is current (`Buffer::flush`), as # Safety asks.
-                unsafe { self.materialize(pg_sys::CurrentMemoryContext) };
-            }
-            return Err(ndone);
-        }
-        // SAFETY: as above.
-        unsafe { serializable_check(rel) };
-        Ok(())
     }
 
     /// The DEBUG1 line at the end of the relation's bulk insert: what took the page path.
@@ -1100,6 +1115,53 @@ unsafe fn serializable_check(rel: pg_sys::Relation) {
     unsafe {
         pg_sys::ffi::pg_guard_ffi_boundary(|| {
             c::CheckForSerializableConflictIn(rel, std::ptr::null_mut(), pg_sys::InvalidBlockNumber)
+        })
+    }
+}
+
+/// `RelationGetBufferForTuple` for a tuple of `len` bytes (16+: with the pages the rest of the
+/// batch needs at worst, `pages_left`, for the extension's size; 15 has no such argument).
+///
+/// # Safety
+/// As [`Pages::insert`]; `vmbuffer` points to the caller's visibility map buffer.
+unsafe fn buffer_for(
+    rel: pg_sys::Relation,
+    len: usize,
+    options: c_int,
+    bistate: pg_sys::BulkInsertState,
+    vmbuffer: *mut pg_sys::Buffer,
+    pages_left: usize,
+) -> pg_sys::Buffer {
+    let invalid = pg_sys::InvalidBuffer as pg_sys::Buffer;
+    // SAFETY: as the function's contract; the call goes through pgrx's FFI guard, so that an
+    // ERROR unwinds as pgrx expects.
+    unsafe {
+        pg_sys::ffi::pg_guard_ffi_boundary(|| {
+            #[cfg(feature = "pg15")]
+            let b = {
+                let _ = pages_left;
+                c::RelationGetBufferForTuple(
+                    rel,
+                    len as pg_sys::Size,
+                    invalid,
+                    options,
+                    bistate,
+                    vmbuffer,
+                    std::ptr::null_mut(),
+                )
+            };
+            #[cfg(not(feature = "pg15"))]
+            let b = c::RelationGetBufferForTuple(
+                rel,
+                len as pg_sys::Size,
+                invalid,
+                options,
+                bistate,
+                vmbuffer,
+                std::ptr::null_mut(),
+                pages_left as c_int,
+            );
+            b
         })
     }
 }
