@@ -296,6 +296,64 @@ impl Former {
     /// (`heap_form_tuple`); a second tuple the server forms from other values must equal the
     /// plan's, byte for byte, or there is no plan.
     fn padded_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+        let (ints, padded, t_len) = self.padded_columns(sources)?;
+        // the server's tuples: zeros and spaces (the template), then other values (the check)
+        let mut template = self.padded_sample(sources, t_len, &|_, _| 0, &|_| Vec::new())?;
+        let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
+        template[t_data..t_data + size_of::<usize>()].fill(0);
+        // other values: distinct bytes in every integer, "ab" (or "a") before the spaces
+        let int = |i: usize, width: usize| -> i64 {
+            let v = 0x2122_2324_2526_2728_i64 + i as i64;
+            match width {
+                2 => v as i16 as i64,
+                4 => v as i32 as i64,
+                _ => v,
+            }
+        };
+        let text = |i: usize| -> Vec<u8> {
+            let n = match sources[i] {
+                Some(Source::Padded { n, .. }) => n,
+                _ => 0,
+            };
+            (0..n.min(2)).map(|j| b'a' + (j + i % 3) as u8).collect()
+        };
+        let server = self.padded_sample(sources, t_len, &int, &text)?;
+        let mut ours = template.clone();
+        let (mut ki, mut kp) = (0, 0);
+        for (i, source) in sources.iter().enumerate() {
+            match *source {
+                Some(Source::Int { width, .. }) => {
+                    let at = ints[ki].1;
+                    ours[at..at + width].copy_from_slice(&int(i, width).to_le_bytes()[..width]);
+                    ki += 1;
+                }
+                Some(Source::Padded { .. }) => {
+                    let at = padded[kp].1;
+                    let v = text(i);
+                    ours[at..at + v.len()].copy_from_slice(&v);
+                    kp += 1;
+                }
+                Some(Source::Text { .. } | Source::Typed { .. }) | None => {}
+            }
+        }
+        if ours[HEAPTUPLESIZE..] != server[HEAPTUPLESIZE..] {
+            return None;
+        }
+        TuplePlan::new(template, ints, nfields)?.with_padded(padded)
+    }
+
+    /// Where a fixed plan's columns go: per integer column (its field, its offset in the
+    /// chunk, its width), per `char(n)` column (its field, the offset of its n bytes, n), and
+    /// the tuple's length; `None` unless every column is one of the two and fits.
+    #[allow(clippy::type_complexity)]
+    fn padded_columns(
+        &self,
+        sources: &[Option<Source>],
+    ) -> Option<(
+        Vec<(usize, usize, usize)>,
+        Vec<(usize, usize, usize)>,
+        usize,
+    )> {
         // SAFETY: the descriptor is valid for the Former's life (`new`).
         let natts = unsafe { (*self.tupdesc).natts } as usize;
         if sources.len() != natts {
@@ -331,86 +389,54 @@ impl Former {
                 Source::Text { .. } | Source::Typed { .. } => return None,
             }
         }
-        let t_len = HOFF + off;
+        Some((ints, padded, HOFF + off))
+    }
+
+    /// The server's tuple (`heap_form_tuple`) of a row of the fixed plan's columns: the
+    /// integers `int(attribute, width)`, the `char(n)` values `text(attribute)` padded to n;
+    /// the chunk (its `HeapTupleData` first), MAXALIGNed, or `None` if its length is not
+    /// `t_len`.
+    fn padded_sample(
+        &self,
+        sources: &[Option<Source>],
+        t_len: usize,
+        int: &dyn Fn(usize, usize) -> i64,
+        text: &dyn Fn(usize) -> Vec<u8>,
+    ) -> Option<Vec<u8>> {
         let chunk = maxalign(HEAPTUPLESIZE + t_len);
-        // the server's tuples: zeros and spaces (the template), then other values (the check)
-        let sample = |int: &dyn Fn(usize, usize) -> i64, text: &dyn Fn(usize) -> Vec<u8>| {
-            let values: Vec<pg_sys::Datum> = sources
-                .iter()
-                .enumerate()
-                .map(|(i, s)| match s {
-                    Some(Source::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
-                    Some(Source::Padded { n, .. }) => bpchar_datum(&text(i), *n),
-                    Some(Source::Text { .. } | Source::Typed { .. }) | None => {
-                        pg_sys::Datum::from(0usize)
-                    }
-                })
-                .collect();
-            let nulls = vec![false; natts];
-            // SAFETY: one value per attribute, of its type (an integer Datum of the column's
-            // width, a bpchar varlena); heap_form_tuple only reads them, and returns one
-            // palloc chunk: the HeapTupleData, then the tuple at HEAPTUPLESIZE.
-            unsafe {
-                let t = pg_sys::heap_form_tuple(
-                    self.tupdesc,
-                    values.as_ptr() as *mut _,
-                    nulls.as_ptr() as *mut _,
+        let values: Vec<pg_sys::Datum> = sources
+            .iter()
+            .enumerate()
+            .map(|(i, s)| match s {
+                Some(Source::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
+                Some(Source::Padded { n, .. }) => bpchar_datum(&text(i), *n),
+                Some(Source::Text { .. } | Source::Typed { .. }) | None => {
+                    pg_sys::Datum::from(0usize)
+                }
+            })
+            .collect();
+        let nulls = vec![false; sources.len()];
+        // SAFETY: one value per attribute, of its type (an integer Datum of the column's
+        // width, a bpchar varlena); heap_form_tuple only reads them, and returns one palloc
+        // chunk: the HeapTupleData, then the tuple at HEAPTUPLESIZE.
+        unsafe {
+            let t = pg_sys::heap_form_tuple(
+                self.tupdesc,
+                values.as_ptr() as *mut _,
+                nulls.as_ptr() as *mut _,
+            );
+            let bytes = ((*t).t_len as usize == t_len).then(|| {
+                let mut b = vec![0u8; chunk];
+                std::ptr::copy_nonoverlapping(
+                    t as *const u8,
+                    b.as_mut_ptr(),
+                    HEAPTUPLESIZE + t_len,
                 );
-                let bytes = ((*t).t_len as usize == t_len).then(|| {
-                    let mut b = vec![0u8; chunk];
-                    std::ptr::copy_nonoverlapping(
-                        t as *const u8,
-                        b.as_mut_ptr(),
-                        HEAPTUPLESIZE + t_len,
-                    );
-                    b
-                });
-                pg_sys::heap_freetuple(t);
-                bytes
-            }
-        };
-        let mut template = sample(&|_, _| 0, &|_| Vec::new())?;
-        let t_data = offset_of!(pg_sys::HeapTupleData, t_data);
-        template[t_data..t_data + size_of::<usize>()].fill(0);
-        // other values: distinct bytes in every integer, "ab" (or "a") before the spaces
-        let int = |i: usize, width: usize| -> i64 {
-            let v = 0x2122_2324_2526_2728_i64 + i as i64;
-            match width {
-                2 => v as i16 as i64,
-                4 => v as i32 as i64,
-                _ => v,
-            }
-        };
-        let text = |i: usize| -> Vec<u8> {
-            let n = match sources[i] {
-                Some(Source::Padded { n, .. }) => n,
-                _ => 0,
-            };
-            (0..n.min(2)).map(|j| b'a' + (j + i % 3) as u8).collect()
-        };
-        let server = sample(&int, &text)?;
-        let mut ours = template.clone();
-        let (mut ki, mut kp) = (0, 0);
-        for (i, source) in sources.iter().enumerate() {
-            match *source {
-                Some(Source::Int { width, .. }) => {
-                    let at = ints[ki].1;
-                    ours[at..at + width].copy_from_slice(&int(i, width).to_le_bytes()[..width]);
-                    ki += 1;
-                }
-                Some(Source::Padded { .. }) => {
-                    let at = padded[kp].1;
-                    let v = text(i);
-                    ours[at..at + v.len()].copy_from_slice(&v);
-                    kp += 1;
-                }
-                Some(Source::Text { .. } | Source::Typed { .. }) | None => {}
-            }
+                b
+            });
+            pg_sys::heap_freetuple(t);
+            bytes
         }
-        if ours[HEAPTUPLESIZE..] != server[HEAPTUPLESIZE..] {
-            return None;
-        }
-        TuplePlan::new(template, ints, nfields)?.with_padded(padded)
     }
 
     /// [`Former::tuple_plan`] for a table with text columns: a [`VaryingPlan`] of the
