@@ -155,116 +155,20 @@ impl LoadSpec {
         let words = Wording::of(major);
         // The options one by one, as ProcessCopyOptions' loop reads them (values that do not
         // parse fail here, before any check of how options go together).
-        let (csv, binary) = match o.format.as_deref().unwrap_or("text") {
-            "text" => (false, false),
-            "csv" => (true, false),
-            "binary" => (false, true),
-            other => refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                &format!("COPY format \"{other}\" not recognized"),
-            ),
-        };
+        let (csv, binary) = parse_format(o);
         if o.default_string.is_some() && major < 16 {
             refuse(
                 PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
                 "default_string needs PostgreSQL 16 or later",
             );
         }
-        let encoding = o.encoding.as_deref().map(|name| {
-            let id = std::ffi::CString::new(name)
-                .map(|c| crate::compat::encoding_id(&c))
-                .unwrap_or(-1);
-            if id < 0 {
-                refuse(
-                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                    "argument to option \"encoding\" must be a valid encoding name",
-                );
-            }
-            id
-        });
-        // the rejects table: the option, else the setting for text and CSV loads that do not
-        // choose another ON_ERROR themselves (pg_restore's statements, say)
-        let rejects = o.rejects.clone().filter(|r| !r.is_empty()).or_else(|| {
-            crate::guc::rejects().filter(|_| {
-                !binary
-                    && o.on_error
-                        .as_deref()
-                        .is_none_or(|v| v.eq_ignore_ascii_case("ignore"))
-            })
-        });
-        let on_error = match o.on_error.as_deref() {
-            // a rejects table keeps the rows ON_ERROR ignore skips
-            None if rejects.is_some() => OnErrorChoice::Ignore,
-            None => OnErrorChoice::Stop,
-            // pg_strcasecmp, as defGetCopyOnErrorChoice
-            Some(v) if v.eq_ignore_ascii_case("stop") => OnErrorChoice::Stop,
-            Some(v) if v.eq_ignore_ascii_case("ignore") => OnErrorChoice::Ignore,
-            Some(v) if v.eq_ignore_ascii_case("set_null") => OnErrorChoice::SetNull,
-            Some(v) => refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                &format!("COPY ON_ERROR \"{v}\" not recognized"),
-            ),
-        };
-        let log_verbosity = match o.log_verbosity.as_deref() {
-            None => LogVerbosity::Default,
-            Some(v) if v.eq_ignore_ascii_case("default") => LogVerbosity::Default,
-            Some(v) if v.eq_ignore_ascii_case("verbose") => LogVerbosity::Verbose,
-            Some(v) if v.eq_ignore_ascii_case("silent") => LogVerbosity::Silent,
-            Some(v) => refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                &format!("COPY LOG_VERBOSITY \"{v}\" not recognized"),
-            ),
-        };
-        let reject_limit = o.reject_limit.map(|n| {
-            if n <= 0 {
-                refuse(
-                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                    &format!("REJECT_LIMIT ({n}) must be greater than zero"),
-                );
-            }
-            n as u64
-        });
-        if rejects.is_some() && binary {
-            refuse(
-                PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
-                "a rejects table cannot be used in BINARY mode",
-            );
-        }
-        if rejects.is_some() && on_error == OnErrorChoice::Stop {
-            refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                "a rejects table requires ON_ERROR to be IGNORE or SET_NULL",
-            );
-        }
-        let reject_ratio = o.reject_ratio.inspect(|&r| {
-            if !(r > 0.0 && r < 1.0) {
-                refuse(
-                    PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                    &format!("REJECT_RATIO ({r}) must be greater than zero and less than one"),
-                );
-            }
-        });
+        let encoding = parse_encoding(o);
+        let (rejects, on_error) = parse_on_error(o, binary);
+        let log_verbosity = parse_log_verbosity(o);
+        let reject_limit = parse_reject_limit(o);
+        let reject_ratio = check_rejects(o, rejects.as_deref(), binary, on_error);
         let reader = check_together(o, csv, binary, &words, major);
-        // (COPY 17+; fastcopy offers ON_ERROR on 15 and 16 as well)
-        if binary && on_error != OnErrorChoice::Stop {
-            refuse(
-                PgSqlErrorCode::ERRCODE_SYNTAX_ERROR,
-                "only ON_ERROR STOP is allowed in BINARY mode",
-            );
-        }
-        // the last of ProcessCopyOptions' checks (COPY 18; 19 refuses set_null too)
-        if reject_limit.is_some() && on_error != OnErrorChoice::Ignore {
-            refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                "COPY REJECT_LIMIT requires ON_ERROR to be set to IGNORE",
-            );
-        }
-        if reject_ratio.is_some() && on_error != OnErrorChoice::Ignore {
-            refuse(
-                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-                "REJECT_RATIO requires ON_ERROR to be set to IGNORE",
-            );
-        }
+        check_on_error_with(binary, on_error, reject_limit, reject_ratio);
         let none = || ForceList::Columns(Vec::new());
         LoadSpec {
             format: if binary {
@@ -283,6 +187,148 @@ impl LoadSpec {
             encoding,
             rejects,
         }
+    }
+}
+
+/// FORMAT: (csv, binary).
+fn parse_format(o: &SqlOptions) -> (bool, bool) {
+    match o.format.as_deref().unwrap_or("text") {
+        "text" => (false, false),
+        "csv" => (true, false),
+        "binary" => (false, true),
+        other => refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            &format!("COPY format \"{other}\" not recognized"),
+        ),
+    }
+}
+
+/// ENCODING: the encoding's id.
+fn parse_encoding(o: &SqlOptions) -> Option<i32> {
+    o.encoding.as_deref().map(|name| {
+        let id = std::ffi::CString::new(name)
+            .map(|c| crate::compat::encoding_id(&c))
+            .unwrap_or(-1);
+        if id < 0 {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                "argument to option \"encoding\" must be a valid encoding name",
+            );
+        }
+        id
+    })
+}
+
+/// The rejects table (the option, else the setting for text and CSV loads that do not choose
+/// another ON_ERROR themselves) and ON_ERROR.
+fn parse_on_error(o: &SqlOptions, binary: bool) -> (Option<String>, OnErrorChoice) {
+    // (the setting: for pg_restore's statements, say)
+    let rejects = o.rejects.clone().filter(|r| !r.is_empty()).or_else(|| {
+        crate::guc::rejects().filter(|_| {
+            !binary
+                && o.on_error
+                    .as_deref()
+                    .is_none_or(|v| v.eq_ignore_ascii_case("ignore"))
+        })
+    });
+    let on_error = match o.on_error.as_deref() {
+        // a rejects table keeps the rows ON_ERROR ignore skips
+        None if rejects.is_some() => OnErrorChoice::Ignore,
+        None => OnErrorChoice::Stop,
+        // pg_strcasecmp, as defGetCopyOnErrorChoice
+        Some(v) if v.eq_ignore_ascii_case("stop") => OnErrorChoice::Stop,
+        Some(v) if v.eq_ignore_ascii_case("ignore") => OnErrorChoice::Ignore,
+        Some(v) if v.eq_ignore_ascii_case("set_null") => OnErrorChoice::SetNull,
+        Some(v) => refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            &format!("COPY ON_ERROR \"{v}\" not recognized"),
+        ),
+    };
+    (rejects, on_error)
+}
+
+/// LOG_VERBOSITY.
+fn parse_log_verbosity(o: &SqlOptions) -> LogVerbosity {
+    match o.log_verbosity.as_deref() {
+        None => LogVerbosity::Default,
+        Some(v) if v.eq_ignore_ascii_case("default") => LogVerbosity::Default,
+        Some(v) if v.eq_ignore_ascii_case("verbose") => LogVerbosity::Verbose,
+        Some(v) if v.eq_ignore_ascii_case("silent") => LogVerbosity::Silent,
+        Some(v) => refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            &format!("COPY LOG_VERBOSITY \"{v}\" not recognized"),
+        ),
+    }
+}
+
+/// REJECT_LIMIT.
+fn parse_reject_limit(o: &SqlOptions) -> Option<u64> {
+    o.reject_limit.map(|n| {
+        if n <= 0 {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                &format!("REJECT_LIMIT ({n}) must be greater than zero"),
+            );
+        }
+        n as u64
+    })
+}
+
+/// What a rejects table goes with, and REJECT_RATIO (its value).
+fn check_rejects(
+    o: &SqlOptions,
+    rejects: Option<&str>,
+    binary: bool,
+    on_error: OnErrorChoice,
+) -> Option<f64> {
+    if rejects.is_some() && binary {
+        refuse(
+            PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
+            "a rejects table cannot be used in BINARY mode",
+        );
+    }
+    if rejects.is_some() && on_error == OnErrorChoice::Stop {
+        refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "a rejects table requires ON_ERROR to be IGNORE or SET_NULL",
+        );
+    }
+    o.reject_ratio.inspect(|&r| {
+        if !(r > 0.0 && r < 1.0) {
+            refuse(
+                PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+                &format!("REJECT_RATIO ({r}) must be greater than zero and less than one"),
+            );
+        }
+    })
+}
+
+/// ON_ERROR against the format and the limits (the last of ProcessCopyOptions' checks).
+fn check_on_error_with(
+    binary: bool,
+    on_error: OnErrorChoice,
+    reject_limit: Option<u64>,
+    reject_ratio: Option<f64>,
+) {
+    // (COPY 17+; fastcopy offers ON_ERROR on 15 and 16 as well)
+    if binary && on_error != OnErrorChoice::Stop {
+        refuse(
+            PgSqlErrorCode::ERRCODE_SYNTAX_ERROR,
+            "only ON_ERROR STOP is allowed in BINARY mode",
+        );
+    }
+    // the last of ProcessCopyOptions' checks (COPY 18; 19 refuses set_null too)
+    if reject_limit.is_some() && on_error != OnErrorChoice::Ignore {
+        refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "COPY REJECT_LIMIT requires ON_ERROR to be set to IGNORE",
+        );
+    }
+    if reject_ratio.is_some() && on_error != OnErrorChoice::Ignore {
+        refuse(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "REJECT_RATIO requires ON_ERROR to be set to IGNORE",
+        );
     }
 }
 
