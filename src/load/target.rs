@@ -345,13 +345,7 @@ unsafe fn prepare<B>(
         let instead_row = !trig.is_null() && (*trig).trig_insert_instead_row;
         check_relkind(relkind, instead_row, &relname);
         let partitioned = relkind == pg_sys::RELKIND_PARTITIONED_TABLE;
-        let mut ti_options = 0;
-        if !partitioned && compat::created_in_this_transaction(rel) {
-            ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;
-        }
-        if spec.freeze {
-            ti_options |= check_freeze(rel, partitioned);
-        }
+        let ti_options = insert_options(rel, partitioned, spec.freeze);
         let rri =
             PgBox::<pg_sys::ResultRelInfo>::alloc_node(pg_sys::NodeTag::T_ResultRelInfo).into_pg();
         pg_sys::ExecInitResultRelation(estate, rri, 1);
@@ -371,22 +365,12 @@ unsafe fn prepare<B>(
         let transition_capture =
             pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
         let routing = partitioned.then(|| routing(estate, rel, rri, transition_capture));
-        // a foreign table's FDW readies itself for the rows (its own ModifyTableState, as
-        // COPY's); rows go to it one at a time (COPY's single-row mode; 16+ COPY batches them
-        // when the server's batch_size is over 1, with the same rows as the result)
-        let fdw_state = foreign.then(|| {
-            let mtstate = modify_table_state(estate, rri, transition_capture);
-            let fdw = (*rri).ri_FdwRoutine;
-            if let Some(begin) = (*fdw).BeginForeignInsert {
-                pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| begin(mtstate, rri));
-            }
-            (*rri).ri_BatchSize = 1;
-            mtstate
-        });
+        let fdw_state = foreign.then(|| begin_foreign_insert(estate, rri, transition_capture));
         pg_sys::ExecBSInsertTriggers(estate, rri);
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
         let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
+        let default_marker = spec.reader().is_some_and(|r| r.default.is_some());
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
         let fast = !partitioned && !before_row && !generated && !instead_row && !foreign;
         let target = Target {
@@ -401,7 +385,7 @@ unsafe fn prepare<B>(
                 fillers,
                 natts: (*(*rel).rd_att).natts as usize,
                 null_marker: CString::new(null_marker).unwrap_or_default(),
-                default_marker: spec.reader().is_some_and(|r| r.default.is_some()),
+                default_marker,
                 binary: spec.binary(),
                 fast,
                 econtext,
@@ -418,6 +402,48 @@ unsafe fn prepare<B>(
             transition_capture,
         };
         (target, begun)
+    }
+}
+
+/// The table AM's insert options, as CopyFrom sets them: no free space map for a table made
+/// in this transaction, frozen rows with FREEZE (checked as COPY checks it).
+///
+/// # Safety
+/// `rel` is open.
+unsafe fn insert_options(rel: pg_sys::Relation, partitioned: bool, freeze: bool) -> i32 {
+    let mut ti_options = 0;
+    // SAFETY: as the function's contract.
+    unsafe {
+        if !partitioned && compat::created_in_this_transaction(rel) {
+            ti_options |= pg_sys::TABLE_INSERT_SKIP_FSM as i32;
+        }
+        if freeze {
+            ti_options |= check_freeze(rel, partitioned);
+        }
+    }
+    ti_options
+}
+
+/// A foreign table's FDW readied for the rows (its own ModifyTableState, as COPY's); rows go
+/// to it one at a time (COPY's single-row mode; 16+ COPY batches them when the server's
+/// batch_size is over 1, with the same rows as the result).
+///
+/// # Safety
+/// `rri` is the foreign table's result relation in `estate`.
+unsafe fn begin_foreign_insert(
+    estate: *mut pg_sys::EState,
+    rri: *mut pg_sys::ResultRelInfo,
+    transition_capture: *mut pg_sys::TransitionCaptureState,
+) -> *mut pg_sys::ModifyTableState {
+    // SAFETY: as the function's contract; the FDW's callback through pgrx's FFI guard.
+    unsafe {
+        let mtstate = modify_table_state(estate, rri, transition_capture);
+        let fdw = (*rri).ri_FdwRoutine;
+        if let Some(begin) = (*fdw).BeginForeignInsert {
+            pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| begin(mtstate, rri));
+        }
+        (*rri).ri_BatchSize = 1;
+        mtstate
     }
 }
 
