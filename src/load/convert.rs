@@ -174,72 +174,102 @@ fn convert(
         Converter::Int2 => int::parse_i16(bytes, SERVER_GRAMMAR)
             .map(pg_sys::Datum::from)
             .map_err(|e| (e, "smallint")),
-        Converter::Input {
-            flinfo,
-            typioparam,
-            typmod,
-            chars,
-            typed,
-        } => {
-            // Only on the short path, where the batch memory is reset by `Batch` alone (which
-            // resets the arena with it): on the executor paths the server runs triggers and
-            // FDWs with that memory current.
-            if cols.fast
-                && let Some(chars) = chars
-            {
-                // SAFETY: convert_row made the batch memory the current context.
-                if let Some(d) = unsafe { chars.datum(bytes, arena) } {
-                    return Some((d, false));
-                }
-            }
-            if let Some(kind) = typed {
-                // the arena on the short path (as `chars`), else the current memory (the
-                // batch memory convert_row made current, where the input function would
-                // allocate)
-                let alloc = |n: usize| {
-                    if cols.fast {
-                        // SAFETY: convert_row made the batch memory the current context.
-                        unsafe { arena.alloc(n) }
-                    } else {
-                        // SAFETY: on the backend thread; palloc raises rather than return NULL.
-                        unsafe { pg_sys::palloc(n) as *mut u8 }
-                    }
-                };
-                // SAFETY: `alloc` gives n MAXALIGNed bytes of the batch memory, which lives
-                // as long as the row's values.
-                if let Some(d) = unsafe { typed_datum(*kind, bytes, alloc) } {
-                    return Some((d, false));
-                }
-            }
-            // The decoder guarantees a NUL after every value: `bytes` is a C string.
-            let s = bytes.as_ptr() as *mut c_char;
-            return match input(flinfo, s, *typioparam, *typmod, on_error) {
-                Some(d) => Some((d, false)),
-                None => match on_error {
-                    OnError::SetNull { verbose, keep } => {
-                        if keep && let Some(r) = compat::take_refusal() {
-                            keep_nulled(col, r.sqlstate, r.message, r.detail);
-                        }
-                        Some(set_null(col, pos, verbose))
-                    }
-                    _ => None,
-                },
-            };
-        }
+        Converter::Input { .. } => return convert_input(col, bytes, pos, cols, on_error, arena),
         Converter::Receive(_) => unreachable!("text fields have text converters"),
     };
     match parsed {
         Ok(d) => Some((d, false)),
-        Err((e, type_name)) => match on_error {
-            OnError::Stop => raise_int_error(e, bytes, type_name),
+        Err((e, type_name)) => int_refused(col, e, bytes, type_name, pos, on_error),
+    }
+}
+
+/// An integer field the parser refused: the server's error, or under `on_error` the row
+/// skipped (`None`) or the value made NULL.
+#[cold]
+fn int_refused(
+    col: &Column,
+    e: int::IntError,
+    bytes: &[u8],
+    type_name: &str,
+    pos: &Position,
+    on_error: OnError,
+) -> Option<(pg_sys::Datum, bool)> {
+    match on_error {
+        OnError::Stop => raise_int_error(e, bytes, type_name),
+        OnError::SetNull { verbose, keep } => {
+            if keep {
+                let (code, message) = crate::parse::int_error_text(e, bytes, type_name);
+                keep_nulled(col, code as i32, message, None);
+            }
+            Some(set_null(col, pos, verbose))
+        }
+        OnError::Ignore { .. } | OnError::Rollback => None,
+    }
+}
+
+/// A field of a column with an input function: text values and the types the core reads
+/// built here (`datum.rs`), else the input function.
+#[inline(always)]
+fn convert_input(
+    col: &Column,
+    bytes: &[u8],
+    pos: &Position,
+    cols: &Columns,
+    on_error: OnError,
+    arena: &mut Arena,
+) -> Option<(pg_sys::Datum, bool)> {
+    let Converter::Input {
+        flinfo,
+        typioparam,
+        typmod,
+        chars,
+        typed,
+    } = &col.conv
+    else {
+        unreachable!("convert_input is for columns with an input function")
+    };
+    // Only on the short path, where the batch memory is reset by `Batch` alone (which
+    // resets the arena with it): on the executor paths the server runs triggers and
+    // FDWs with that memory current.
+    if cols.fast
+        && let Some(chars) = chars
+    {
+        // SAFETY: convert_row made the batch memory the current context.
+        if let Some(d) = unsafe { chars.datum(bytes, arena) } {
+            return Some((d, false));
+        }
+    }
+    if let Some(kind) = typed {
+        // the arena on the short path (as `chars`), else the current memory (the
+        // batch memory convert_row made current, where the input function would
+        // allocate)
+        let alloc = |n: usize| {
+            if cols.fast {
+                // SAFETY: convert_row made the batch memory the current context.
+                unsafe { arena.alloc(n) }
+            } else {
+                // SAFETY: on the backend thread; palloc raises rather than return NULL.
+                unsafe { pg_sys::palloc(n) as *mut u8 }
+            }
+        };
+        // SAFETY: `alloc` gives n MAXALIGNed bytes of the batch memory, which lives
+        // as long as the row's values.
+        if let Some(d) = unsafe { typed_datum(*kind, bytes, alloc) } {
+            return Some((d, false));
+        }
+    }
+    // The decoder guarantees a NUL after every value: `bytes` is a C string.
+    let s = bytes.as_ptr() as *mut c_char;
+    match input(flinfo, s, *typioparam, *typmod, on_error) {
+        Some(d) => Some((d, false)),
+        None => match on_error {
             OnError::SetNull { verbose, keep } => {
-                if keep {
-                    let (code, message) = crate::parse::int_error_text(e, bytes, type_name);
-                    keep_nulled(col, code as i32, message, None);
+                if keep && let Some(r) = compat::take_refusal() {
+                    keep_nulled(col, r.sqlstate, r.message, r.detail);
                 }
                 Some(set_null(col, pos, verbose))
             }
-            OnError::Ignore { .. } | OnError::Rollback => None,
+            _ => None,
         },
     }
 }

@@ -85,21 +85,7 @@ pub fn run(
     front: Front,
 ) -> LoadStats {
     let started = std::time::Instant::now();
-    // a text value is in the database encoding already (the server converted it from the
-    // client's); only bytes are read in an input encoding
-    let text_value = matches!(source, Source::Text(_));
-    if text_value && opts.encoding.is_some() {
-        crate::error::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            "encoding applies to bytea data: a text value is in the database encoding",
-        );
-    }
-    if text_value && opts.format.as_deref() == Some("binary") {
-        crate::error::raise(
-            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
-            "format binary needs bytea data",
-        );
-    }
+    let text_value = check_text_value(&source, opts);
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
@@ -166,16 +152,40 @@ pub fn run(
     target.close();
     drop(progress);
     if spec.log_verbosity >= LogVerbosity::Default {
-        match (&spec.rejects, stats.load_id) {
-            (Some(table), Some(id)) => {
-                report_rejects(stats.rows_skipped, table, id);
-                report_on_error(0, stats.rows_set_null);
-            }
-            _ => report_on_error(stats.rows_skipped, stats.rows_set_null),
-        }
+        report(&spec, &stats);
     }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
+}
+
+/// Whether the source is a text value, which is in the database encoding already (the server
+/// converted it from the client's): only bytes are read in an input encoding, or as binary.
+fn check_text_value(source: &Source<'_>, opts: &SqlOptions) -> bool {
+    let text_value = matches!(source, Source::Text(_));
+    if text_value && opts.encoding.is_some() {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "encoding applies to bytea data: a text value is in the database encoding",
+        );
+    }
+    if text_value && opts.format.as_deref() == Some("binary") {
+        crate::error::raise(
+            PgSqlErrorCode::ERRCODE_INVALID_PARAMETER_VALUE,
+            "format binary needs bytea data",
+        );
+    }
+    text_value
+}
+
+/// The closing NOTICEs: the rejects table's, or ON_ERROR's.
+fn report(spec: &LoadSpec, stats: &LoadStats) {
+    match (&spec.rejects, stats.load_id) {
+        (Some(table), Some(id)) => {
+            report_rejects(stats.rows_skipped, table, id);
+            report_on_error(0, stats.rows_set_null);
+        }
+        _ => report_on_error(stats.rows_skipped, stats.rows_set_null),
+    }
 }
 
 /// The decoder for the load's format, on a reader thread of `scope` or on this one.
