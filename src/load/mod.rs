@@ -73,8 +73,6 @@ use target::Target;
 
 /// Bytes the decoder asks of the source at a time.
 const READ_CHUNK: usize = 1 << 20;
-/// Inputs smaller than this are decoded on the backend thread: a thread would not pay.
-const THREAD_MIN_BYTES: u64 = 256 * 1024;
 
 /// Runs one load and returns what it did. `relid` names the table where `DoCopy` opens it
 /// (after the read-only gate and the file privilege check).
@@ -109,8 +107,7 @@ pub fn run(
             (input, progress)
         },
     );
-    let threaded = input.pump.is_some() || input.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
-    let input = convert_input(input, &target.encoding, threaded);
+    let (input, threaded) = input.into_feed(&target.encoding);
     let pos = Position::new(front.verb(), &target.relname, target.cols.binary);
     // the rejects table, created if missing, before the first row is read
     let mut rejects = spec
@@ -241,34 +238,6 @@ where
             }
         }
     }
-}
-
-/// Input that needs the server's conversion goes through it on the backend thread: a client
-/// stream's pump converts what it pumps; a file or value read by a reader thread is pumped
-/// (and converted) by the backend instead; a small one, decoded on the backend, is converted
-/// at once, its conversion error (if any) where its bytes stop.
-fn convert_input<'a>(
-    mut input: input::source::Input<'a>,
-    plan: &input::encoding::Plan,
-    threaded: bool,
-) -> input::source::Input<'a> {
-    let Some(conversion) = plan.convert else {
-        return input;
-    };
-    let transcoder = input::encoding::Transcoder::new(conversion);
-    if let Some(pump) = &mut input.pump {
-        pump.convert_with(transcoder);
-        return input;
-    }
-    let raw = std::mem::replace(&mut input.read, Box::new(std::io::empty()));
-    if threaded {
-        let (pump, read) = input::pump::Pump::new(input::pump::Origin::Read(raw), Some(transcoder));
-        input.read = Box::new(read);
-        input.pump = Some(pump);
-    } else {
-        input.read = Box::new(input::encoding::convert_all(raw, transcoder));
-    }
-    input
 }
 
 /// The closing NOTICE of a load that keeps rejects (instead of ON_ERROR's: rows are also

@@ -11,6 +11,7 @@
 //! PostgreSQL's error handling.
 
 use super::client::{self, ClientReader};
+use super::encoding;
 use super::pump::{Origin, Pump};
 use crate::error::{raise, raise_detail_hint, raise_hint};
 use crate::load::progress::SourceKind;
@@ -156,5 +157,37 @@ fn open_file(path: &str) -> std::fs::File {
             "COPY FROM instructs the PostgreSQL server process to read a file. You may want a client-side facility such as psql's \\copy.",
         ),
         _ => raise(code, msg),
+    }
+}
+
+/// Inputs smaller than this are decoded on the backend thread: a thread would not pay.
+const THREAD_MIN_BYTES: u64 = 256 * 1024;
+
+impl<'a> Input<'a> {
+    /// The whole feed of the reader: whether a reader thread decodes it (a stream, or input
+    /// of [`THREAD_MIN_BYTES`] or more), and the input in the database encoding. Input that
+    /// needs the server's conversion (`plan`) goes through it on the backend thread: a client
+    /// stream's pump converts what it pumps; a file or value read by a reader thread is
+    /// pumped (and converted) by the backend instead; a small one, decoded on the backend,
+    /// is converted at once, its conversion error (if any) where its bytes stop.
+    pub fn into_feed(mut self, plan: &encoding::Plan) -> (Input<'a>, bool) {
+        let threaded = self.pump.is_some() || self.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
+        let Some(conversion) = plan.convert else {
+            return (self, threaded);
+        };
+        let transcoder = encoding::Transcoder::new(conversion);
+        if let Some(pump) = &mut self.pump {
+            pump.convert_with(transcoder);
+            return (self, threaded);
+        }
+        let raw = std::mem::replace(&mut self.read, Box::new(std::io::empty()));
+        if threaded {
+            let (pump, read) = Pump::new(Origin::Read(raw), Some(transcoder));
+            self.read = Box::new(read);
+            self.pump = Some(pump);
+        } else {
+            self.read = Box::new(encoding::convert_all(raw, transcoder));
+        }
+        (self, threaded)
     }
 }
