@@ -708,24 +708,28 @@ mod tests {
         assert!(IntPlan::new(vec![None, None], Grammar::Pg15).is_none());
     }
 
+    /// Fields (int2, int4, int8) into a tuple plan over (int8, int2, int4) fed by fields 2, 0,
+    /// 1, at offsets 8, 16 and 20 of `template` (32 bytes).
+    fn int8_int2_int4_plan(template: Vec<u8>) -> IntPlan {
+        let fields = vec![
+            Some(IntWidth::I16),
+            Some(IntWidth::I32),
+            Some(IntWidth::I64),
+        ];
+        let mut plan = IntPlan::new(fields, Grammar::Pg16).unwrap();
+        let columns = vec![(2, 8, 8), (0, 16, 2), (1, 20, 4)];
+        plan.tuple = Some(TuplePlan::new(template, columns, 3).unwrap());
+        plan
+    }
+
     /// A tuple plan over (int8, int2, int4) fed by fields 2, 0, 1: the template's bytes with
     /// each value little-endian at its offset; rows with a NULL, a value that did not convert,
     /// too few or too many fields are left to the loader.
     #[test]
     fn tuple_plan_forms_the_rows_whose_fields_all_converted() {
         let data = b"1\t-2\t3\n-32768\t2147483647\t-9\n1\t\\N\t3\n1\tx\t3\n1\t2\n1\t2\t3\t4\n";
-        let mut plan = IntPlan::new(
-            vec![
-                Some(IntWidth::I16),
-                Some(IntWidth::I32),
-                Some(IntWidth::I64),
-            ],
-            Grammar::Pg16,
-        )
-        .unwrap();
         let template: Vec<u8> = (0..32u8).map(|b| b | 0x80).collect();
-        let columns = vec![(2, 8, 8), (0, 16, 2), (1, 20, 4)];
-        plan.tuple = Some(TuplePlan::new(template.clone(), columns, 3).unwrap());
+        let plan = int8_int2_int4_plan(template.clone());
         let mut reader = RowReader::new(&data[..], Options::text());
         let mut block = RowBlock::new(8);
         block.fill(&mut reader, 1 << 20, Some(&plan), None);
@@ -766,18 +770,7 @@ mod tests {
             };
             data.extend_from_slice(line.as_bytes());
         }
-        let mut plan = IntPlan::new(
-            vec![
-                Some(IntWidth::I16),
-                Some(IntWidth::I32),
-                Some(IntWidth::I64),
-            ],
-            Grammar::Pg16,
-        )
-        .unwrap();
-        let template = vec![0u8; 32];
-        plan.tuple =
-            Some(TuplePlan::new(template, vec![(2, 8, 8), (0, 16, 2), (1, 20, 4)], 3).unwrap());
+        let plan = int8_int2_int4_plan(vec![0u8; 32]);
         let options = Options {
             header: 2,
             ..Options::text()

@@ -143,7 +143,7 @@ impl<'a> Loader<'a> {
                 let offset = block.end_offset.filter(|_| self.offsets_known());
                 if let Some(rejects) = &mut self.rejects {
                     let raw = e.raw_line.as_deref().unwrap_or_default();
-                    rejects.record(e.line, offset, None, None, raw, error);
+                    rejects.record("skipped", e.line, offset, None, None, raw, error);
                 }
                 self.skipping_structure = true;
                 self.skip_row();
@@ -483,7 +483,15 @@ impl Loader<'_> {
         };
         let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
-            rejects.record(row.line_no(), offset, None, None, &row.raw_line(), error);
+            rejects.record(
+                "skipped",
+                row.line_no(),
+                offset,
+                None,
+                None,
+                &row.raw_line(),
+                error,
+            );
         }
         self.skipping_structure = true;
         true
@@ -594,7 +602,15 @@ impl Loader<'_> {
             let column = Some((target.cols.columns[i].name.as_c_str(), n.attribute));
             if let Some(rejects) = &mut self.rejects {
                 let raw = row.raw_line();
-                rejects.record_set_null(row.line_no(), offset, column, raw_field, &raw, error);
+                rejects.record(
+                    "set_null",
+                    row.line_no(),
+                    offset,
+                    column,
+                    raw_field,
+                    &raw,
+                    error,
+                );
             }
         }
     }
@@ -631,6 +647,7 @@ impl Loader<'_> {
         if let Some(rejects) = &mut self.rejects {
             let error = reject_error(e);
             rejects.record(
+                "skipped",
                 row.line_no(),
                 offset,
                 column,
@@ -662,6 +679,7 @@ impl Loader<'_> {
         let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
             rejects.record(
+                "skipped",
                 row.line_no(),
                 offset,
                 index,

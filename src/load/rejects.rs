@@ -145,36 +145,12 @@ impl Rejects {
         }
     }
 
-    /// Keeps one rejected row: its line number, where it starts in the input (if known) and
-    /// its raw line, and where the error is about one value, its column (name and 0-based
-    /// attribute index) and raw field.
-    pub fn record(
-        &mut self,
-        line: u64,
-        offset: Option<u64>,
-        column: Option<(&std::ffi::CStr, usize)>,
-        raw_field: Option<&[u8]>,
-        raw_line: &[u8],
-        error: RejectError,
-    ) {
-        self.push("skipped", line, offset, column, raw_field, raw_line, error);
-    }
-
-    /// Keeps one value `set_null` made NULL (its row loaded), as [`record`](Self::record).
-    pub fn record_set_null(
-        &mut self,
-        line: u64,
-        offset: Option<u64>,
-        column: Option<(&std::ffi::CStr, usize)>,
-        raw_field: Option<&[u8]>,
-        raw_line: &[u8],
-        error: RejectError,
-    ) {
-        self.push("set_null", line, offset, column, raw_field, raw_line, error);
-    }
-
+    /// Keeps one rejected row (`action`: `skipped`, or `set_null` for one value made NULL,
+    /// its row loaded): its line number, where it starts in the input (if known) and its raw
+    /// line, and where the error is about one value, its column (name and 0-based attribute
+    /// index) and raw field.
     #[allow(clippy::too_many_arguments)]
-    fn push(
+    pub fn record(
         &mut self,
         action: &'static str,
         line: u64,
