@@ -10,25 +10,10 @@ fn fc_panic() -> i32 {
 
 /// `sqlstate|message|detail|hint` of the error `query` raises (empty fields where none).
 fn error_fields(query: &str) -> String {
-    Spi::run(
-        r#"
-        CREATE OR REPLACE FUNCTION pg_temp.fc_error_fields(q text) RETURNS text
-        LANGUAGE plpgsql AS $f$
-        DECLARE s text; m text; d text; h text;
-        BEGIN
-          EXECUTE q;
-          RETURN 'no error';
-        EXCEPTION WHEN OTHERS THEN
-          GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT,
-                                  d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT;
-          RETURN concat_ws('|', s, m, d, h);
-        END $f$;
-        "#,
-    )
-    .unwrap();
-    Spi::get_one_with_args::<String>("SELECT pg_temp.fc_error_fields($1)", &[query.into()])
-        .unwrap()
-        .unwrap()
+    match error_diagnostics(query) {
+        Some(d) => d[..4].join("|"),
+        None => "no error".into(),
+    }
 }
 
 #[pg_test]

@@ -284,17 +284,7 @@ fn reject_ratio_fails_a_load_that_skips_more() {
 #[pg_test]
 fn rejects_keep_rows_that_fail_their_constraints() {
     Spi::run(
-        r#"CREATE FUNCTION pg_temp.fc_err(q text) RETURNS text LANGUAGE plpgsql AS $f$
-           DECLARE s text; m text; d text; c text;
-           BEGIN
-             EXECUTE q;
-             RETURN 'ok';
-           EXCEPTION WHEN OTHERS THEN
-             GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT,
-                                     d = PG_EXCEPTION_DETAIL, c = COLUMN_NAME;
-             RETURN s || '|' || m || '|' || coalesce(d, '') || '|' || coalesce(c, '');
-           END $f$;
-           CREATE FUNCTION fc_rc_same() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$;"#,
+        "CREATE FUNCTION fc_rc_same() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RETURN NEW; END $$",
     )
     .unwrap();
     let checked = "(a int, b int NOT NULL, c text CONSTRAINT c_ok CHECK (c <> 'bad'), CONSTRAINT a_b CHECK (a <> b))";
@@ -353,12 +343,11 @@ fn rejects_keep_rows_that_fail_their_constraints() {
             .map(|line| {
                 Spi::run(&format!("TRUNCATE {one}")).unwrap();
                 let path = scratch_file("rejects_check_one", format!("{line}\n").as_bytes());
-                let got = Spi::get_one_with_args::<String>(
-                    "SELECT pg_temp.fc_err($1)",
-                    &[format!("COPY {one} FROM '{path}'").into()],
-                )
-                .unwrap()
-                .unwrap();
+                // ok, or sqlstate|message|detail|column
+                let got = match error_diagnostics(&format!("COPY {one} FROM '{path}'")) {
+                    None => "ok".to_string(),
+                    Some(d) => [&d[0], &d[1], &d[2], &d[4]].map(String::as_str).join("|"),
+                };
                 let _ = std::fs::remove_file(&path);
                 // (the messages name the relation: the oracle's as the target's)
                 got.replace(&one, &fast)

@@ -115,3 +115,31 @@ fn corpus_lines(text: &str) -> Vec<String> {
     }
     out
 }
+
+/// The error `query` raises, as GET STACKED DIAGNOSTICS reads it: SQLSTATE, message, detail,
+/// hint and column (empty where none); `None` if it raises none.
+fn error_diagnostics(query: &str) -> Option<Vec<String>> {
+    Spi::run(
+        r#"
+        CREATE OR REPLACE FUNCTION pg_temp.fc_error_diagnostics(q text) RETURNS text[]
+        LANGUAGE plpgsql AS $f$
+        DECLARE s text; m text; d text; h text; c text;
+        BEGIN
+          EXECUTE q;
+          RETURN NULL;
+        EXCEPTION WHEN OTHERS THEN
+          GET STACKED DIAGNOSTICS s = RETURNED_SQLSTATE, m = MESSAGE_TEXT,
+                                  d = PG_EXCEPTION_DETAIL, h = PG_EXCEPTION_HINT,
+                                  c = COLUMN_NAME;
+          RETURN ARRAY[s, m, d, h, c];
+        END $f$;
+        "#,
+    )
+    .unwrap();
+    Spi::get_one_with_args::<Vec<Option<String>>>(
+        "SELECT pg_temp.fc_error_diagnostics($1)",
+        &[query.into()],
+    )
+    .unwrap()
+    .map(|v| v.into_iter().map(Option::unwrap_or_default).collect())
+}
