@@ -44,6 +44,7 @@ mod filter;
 mod heap_layout;
 pub(crate) mod input;
 mod loader;
+mod page_wal;
 mod pages;
 mod position;
 mod progress;

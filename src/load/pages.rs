@@ -38,56 +38,22 @@
 //! constraint or partition check) hands its tuples to the writer without slots
 //! ([`Pages::push`]); otherwise they come from the slots, which get their TIDs back.
 //!
-//! The layouts of heapam_xlog.h's record structs are mirrored below with compile-time
-//! checks; the one version difference (16's `num_pages` argument) is in this file only.
+//! The page's WAL record is built in `page_wal.rs`; the one version difference (16's
+//! `num_pages` argument of `RelationGetBufferForTuple`) is in this file only.
 
 use super::heap_layout::{
     BLCKSZ, HEAPTUPLESIZE, LINE_POINTER, MAX_TUPLES_PER_PAGE, PAGE_HEADER, TOAST_THRESHOLD,
-    TUPLE_HEADER, chunk_t_len, maxalign,
+    chunk_t_len, maxalign,
 };
+use super::page_wal::{XLH_INSERT_ALL_FROZEN_SET, XLH_INSERT_LAST_IN_MULTI};
 use crate::compat;
 use crate::guc;
 use pgrx::pg_sys;
 use std::ffi::c_int;
-use std::mem::{offset_of, size_of};
+use std::mem::offset_of;
 
 /// Tuples up to this many bytes are copied by [`copy_short`] (inline), longer ones by memcpy.
 const SHORT_COPY: usize = 64;
-
-// access/heapam_xlog.h (the same in 15, 16, 17 and 18)
-const XLOG_HEAP2_MULTI_INSERT: u8 = 0x50;
-const XLOG_HEAP_INIT_PAGE: u8 = 0x80;
-const XLH_INSERT_LAST_IN_MULTI: u8 = 1 << 1;
-const XLH_INSERT_CONTAINS_NEW_TUPLE: u8 = 1 << 3;
-const XLH_INSERT_ALL_FROZEN_SET: u8 = 1 << 5;
-
-/// `xl_heap_multi_insert` without its `offsets[]` (which start at `SizeOfHeapMultiInsert`).
-#[repr(C)]
-struct XlHeapMultiInsert {
-    flags: u8,
-    ntuples: u16,
-}
-/// `xl_multi_insert_tuple`; `SizeOfMultiInsertTuple` is its size without the tail padding.
-#[repr(C)]
-struct XlMultiInsertTuple {
-    datalen: u16,
-    t_infomask2: u16,
-    t_infomask: u16,
-    t_hoff: u8,
-}
-const SIZE_OF_MULTI_INSERT: usize = size_of::<XlHeapMultiInsert>();
-const SIZE_OF_MULTI_INSERT_TUPLE: usize = offset_of!(XlMultiInsertTuple, t_hoff) + 1;
-const _: () = assert!(
-    offset_of!(XlHeapMultiInsert, flags) == 0
-        && offset_of!(XlHeapMultiInsert, ntuples) == 2
-        && SIZE_OF_MULTI_INSERT == 4
-);
-const _: () = assert!(
-    offset_of!(XlMultiInsertTuple, datalen) == 0
-        && offset_of!(XlMultiInsertTuple, t_infomask2) == 2
-        && offset_of!(XlMultiInsertTuple, t_infomask) == 4
-        && SIZE_OF_MULTI_INSERT_TUPLE == 7
-);
 
 /// Server functions pgrx does not bind, each called through pgrx's FFI guard.
 mod c {
@@ -131,17 +97,17 @@ pub struct Pages {
     /// `RelationNeedsWAL`.
     needwal: bool,
     /// `RelationIsLogicallyLogged`: records carry the new tuples even with a page image.
-    logical: bool,
+    pub(super) logical: bool,
     /// `RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)`.
     save_free_space: usize,
-    tuples: Vec<pg_sys::HeapTuple>,
+    pub(super) tuples: Vec<pg_sys::HeapTuple>,
     /// The batch's tuples as the reader formed them by a fixed plan, when they came that way
     /// (then `tuples` is empty): see [`Uniform`].
-    uniform: Uniform,
+    pub(super) uniform: Uniform,
     /// The offset numbers of a uniform batch's tuples on the page being filled.
-    offsets: Box<[u16; MAX_TUPLES_PER_PAGE]>,
+    pub(super) offsets: Box<[u16; MAX_TUPLES_PER_PAGE]>,
     /// Where a page's WAL record is put together (heapam.c's `PGAlignedBlock scratch`).
-    scratch: Box<[u64; BLCKSZ / 8]>,
+    pub(super) scratch: Box<[u64; BLCKSZ / 8]>,
     /// Rows this writer put on pages.
     rows: u64,
     /// Flushes that went to `heap_multi_insert` because a tuple needed the toaster.
@@ -164,15 +130,15 @@ const UNIFORM_HEAD: usize = 64;
 /// and the data straight onto the page: no tuple of its own per row in the batch memory, no
 /// per-row header to prepare.
 #[derive(Default)]
-struct Uniform {
+pub(super) struct Uniform {
     /// Tuples in the batch (0: the batch's tuples, if any, are in `Pages::tuples`).
-    count: usize,
+    pub(super) count: usize,
     /// Their `t_len` and `t_hoff`.
-    len: usize,
+    pub(super) len: usize,
     hoff: usize,
     /// The header bytes (`t_hoff` of them), prepared by `insert` as `heap_prepare_insert`
     /// prepares each tuple's.
-    head: [u64; UNIFORM_HEAD / 8],
+    pub(super) head: [u64; UNIFORM_HEAD / 8],
     data: Vec<u8>,
 }
 
@@ -758,105 +724,6 @@ impl Pages {
         }
         count
     }
-
-    /// The page's `XLOG_HEAP2_MULTI_INSERT` record for tuples `from..from + k`, as
-    /// heap_multi_insert builds it: the record header (and the offsets, unless the page was
-    /// empty and is re-initialized at replay), then per tuple its `xl_multi_insert_tuple` at a
-    /// two-byte boundary and the tuple without its fixed header.
-    ///
-    /// # Safety
-    /// In `fill_page`'s critical section, the tuples put on the page of `buffer`, which is
-    /// locked and dirtied.
-    unsafe fn log_page(
-        &mut self,
-        buffer: pg_sys::Buffer,
-        page: *const u8,
-        from: usize,
-        k: usize,
-        init: bool,
-        mut flags: u8,
-    ) -> pg_sys::XLogRecPtr {
-        let base = self.scratch.as_mut_ptr() as *mut u8;
-        let data_at = SIZE_OF_MULTI_INSERT + if init { 0 } else { 2 * k };
-        let mut p = data_at;
-        // SAFETY: the record stays within the scratch block (see `fill_page`); the tuples
-        // are valid; the server calls are made as heap_multi_insert makes them.
-        unsafe {
-            // uniform tuples: one length and one header for all, the entry's header bytes
-            // made once; the tuples from their line pointers on the page
-            let uniform = (self.uniform.count > 0).then(|| {
-                let datalen = self.uniform.len - TUPLE_HEADER;
-                let head = self.uniform.head.as_ptr() as pg_sys::HeapTupleHeader;
-                (entry_head(datalen, head), datalen)
-            });
-            for i in 0..k {
-                let (posid, td, entry, datalen) = match uniform {
-                    Some((entry, datalen)) => {
-                        let posid = self.offsets[i];
-                        let lp = page.add(PAGE_HEADER + (posid as usize - 1) * LINE_POINTER)
-                            as *const pg_sys::ItemIdData;
-                        let td = page.add((*lp).lp_off() as usize) as pg_sys::HeapTupleHeader;
-                        (posid, td, entry, datalen)
-                    }
-                    None => {
-                        let t = self.tuples[from + i];
-                        let datalen = (*t).t_len as usize - TUPLE_HEADER;
-                        let td = (*t).t_data;
-                        ((*t).t_self.ip_posid, td, entry_head(datalen, td), datalen)
-                    }
-                };
-                if !init {
-                    let off = base.add(SIZE_OF_MULTI_INSERT + 2 * i) as *mut u16;
-                    off.write_unaligned(posid);
-                }
-                p = (p + 1) & !1; // SHORTALIGN
-                // the entry's 7 header bytes as one 8-byte store: its last byte is then
-                // overwritten by the data (at least one byte: t_hoff is at least 24)
-                (base.add(p) as *mut u64).write_unaligned(entry);
-                p += SIZE_OF_MULTI_INSERT_TUPLE;
-                copy_short((td as *const u8).add(TUPLE_HEADER), base.add(p), datalen);
-                p += datalen;
-            }
-            let mut info = XLOG_HEAP2_MULTI_INSERT;
-            let mut bufflags = pg_sys::REGBUF_STANDARD as u8;
-            if self.logical {
-                flags |= XLH_INSERT_CONTAINS_NEW_TUPLE;
-                bufflags |= pg_sys::REGBUF_KEEP_DATA as u8;
-            }
-            if init {
-                info |= XLOG_HEAP_INIT_PAGE;
-                bufflags |= pg_sys::REGBUF_WILL_INIT as u8;
-            }
-            *base = flags;
-            *base.add(1) = 0;
-            (base.add(2) as *mut u16).write_unaligned(k as u16);
-            pg_sys::XLogBeginInsert();
-            pg_sys::XLogRegisterData(base as _, data_at as _);
-            pg_sys::XLogRegisterBuffer(0, buffer, bufflags);
-            pg_sys::XLogRegisterBufData(0, base.add(data_at) as _, (p - data_at) as _);
-            pg_sys::XLogSetRecordFlags(pg_sys::XLOG_INCLUDE_ORIGIN as u8);
-            pg_sys::XLogInsert(pg_sys::RmgrIds::RM_HEAP2_ID as pg_sys::RmgrId, info)
-        }
-    }
-}
-
-/// The `xl_multi_insert_tuple` of a tuple with `datalen` bytes after its fixed header and
-/// the header `td`: `datalen`, `t_infomask2`, `t_infomask`, `t_hoff`, in the 7 low bytes
-/// of a word as they lie in memory (the layout asserted above).
-///
-/// # Safety
-/// `td` is a valid tuple header.
-#[inline(always)]
-unsafe fn entry_head(datalen: usize, td: pg_sys::HeapTupleHeader) -> u64 {
-    let mut entry = [0u8; 8];
-    // SAFETY: as the function's contract.
-    unsafe {
-        entry[..2].copy_from_slice(&(datalen as u16).to_ne_bytes());
-        entry[2..4].copy_from_slice(&(*td).t_infomask2.to_ne_bytes());
-        entry[4..6].copy_from_slice(&(*td).t_infomask.to_ne_bytes());
-        entry[6] = (*td).t_hoff;
-    }
-    u64::from_ne_bytes(entry)
 }
 
 /// What `heap_prepare_insert` does to a tuple that needs no toaster.
@@ -958,7 +825,7 @@ unsafe fn free_space(hdr: *const pg_sys::PageHeaderData) -> usize {
 /// # Safety
 /// `from` readable and `to` writable for `len` bytes, not overlapping.
 #[inline(always)]
-unsafe fn copy_short(from: *const u8, to: *mut u8, len: usize) {
+pub(super) unsafe fn copy_short(from: *const u8, to: *mut u8, len: usize) {
     // SAFETY: as the function's contract: every access is inside the first `len` bytes of
     // each (8-byte steps while 8 remain, then 4, 2, 1), unaligned.
     unsafe {

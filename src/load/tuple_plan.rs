@@ -187,6 +187,7 @@ fn sample_row(
 /// The plan's head from the server's tuple of a row without NULLs (`empty`): the chunk's
 /// `HeapTupleData` and tuple header with the lengths zeroed, where the lengths go, and where
 /// the null bitmap and flags are; `None` unless the header is as this build expects.
+#[allow(clippy::type_complexity)]
 fn varying_head(empty: &[u8]) -> Option<(Vec<u8>, Vec<(usize, u32)>, NullHeader)> {
     let head_len = HEAPTUPLESIZE + HOFF;
     if empty.len() < head_len {
