@@ -166,22 +166,9 @@ impl Batch {
             if run_len > 0 && pages.uniform_data_len() == Some(run_len) && block.is_formed(r) {
                 let space = page_space(block.tuple(r).map_or(0, Former::formed_len));
                 let at = r;
-                let mut cancel = false;
-                loop {
-                    bytes += block.mark(r).line_len;
-                    r += 1;
-                    if bytes >= max_bytes || r == from + room {
-                        full = true;
-                        break;
-                    }
-                    if r == end || !block.is_formed(r) {
-                        break;
-                    }
-                    if interrupt_pending() {
-                        cancel = true;
-                        break;
-                    }
-                }
+                let cancel;
+                (r, bytes, full, cancel) =
+                    uniform_run(block, r, end, from + room, bytes, max_bytes);
                 // SAFETY: the batch's uniform tuples are of this block's fixed plan (the
                 // reader forms them only for the target's), `run_len` data bytes each.
                 unsafe { pages.push_data_run(block.data_run(at, r), r - at) };
@@ -403,6 +390,35 @@ impl Batch {
             let buf = &mut self.buffers[b];
             buf.tuple_bytes += page_space((*tuple).t_len as usize);
             Stored::from_full(self.add(b, row.line_no(), row.line_len()))
+        }
+    }
+}
+
+/// The run of formed rows from `r` on (at least `r`) that a uniform batch takes in one copy:
+/// while the rows are formed, before `end`, each row's line bytes added to `bytes`, until the
+/// batch is full (`max_bytes`, or the row `limit`) or an interrupt is pending after a row.
+/// Returns (the row after the run, the bytes, whether the batch is full, whether a cancel
+/// ended the run).
+#[inline(always)]
+fn uniform_run(
+    block: &RowBlock,
+    mut r: usize,
+    end: usize,
+    limit: usize,
+    mut bytes: usize,
+    max_bytes: usize,
+) -> (usize, usize, bool, bool) {
+    loop {
+        bytes += block.mark(r).line_len;
+        r += 1;
+        if bytes >= max_bytes || r == limit {
+            return (r, bytes, true, false);
+        }
+        if r == end || !block.is_formed(r) {
+            return (r, bytes, false, false);
+        }
+        if interrupt_pending() {
+            return (r, bytes, false, true);
         }
     }
 }
