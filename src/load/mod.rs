@@ -102,13 +102,13 @@ pub fn run(
             }
             spec
         },
-        |ncols, spec| {
-            let input = source.open(ncols, spec.binary());
+        |ncols, spec, encoding| {
+            let (input, threaded) = source.open(ncols, spec.binary(), encoding);
             let progress = Progress::start(relid, input.kind, input.total);
-            (input, progress)
+            ((input, threaded), progress)
         },
     );
-    let (input, threaded) = input.into_feed(&target.encoding);
+    let (input, threaded) = input;
     let pos = Position::new(front.verb(), &target.relname, target.cols.binary);
     // the rejects table, created if missing, before the first row is read
     let mut rejects = spec

@@ -87,14 +87,14 @@ impl Target {
     /// COPY's order (after [`copy_gate`]): `parse` checks the options where `BeginCopyFrom`
     /// does, `begin` opens the source where it does (after the options, the columns and the
     /// defaults; before `CopyFrom`'s checks of the relation), given the number of input
-    /// columns.
+    /// columns and how the input's encoding is checked or converted.
     pub fn open<B>(
         relid: pg_sys::Oid,
         columns: Option<&[Option<String>]>,
         where_clause: Option<&WhereClause>,
         front: Front,
         parse: impl FnOnce() -> LoadSpec,
-        begin: impl FnOnce(usize, &LoadSpec) -> B,
+        begin: impl FnOnce(usize, &LoadSpec, &encoding::Plan) -> B,
     ) -> (Target, LoadSpec, B) {
         // SAFETY: backend thread, inside a transaction (a SQL function call or a COPY
         // statement); `opened.rel` stays open and locked for the rest of the load; a parsed
@@ -319,7 +319,7 @@ unsafe fn prepare<B>(
     relid: pg_sys::Oid,
     opened: Opened,
     spec: &LoadSpec,
-    begin: impl FnOnce(usize, &LoadSpec) -> B,
+    begin: impl FnOnce(usize, &LoadSpec, &encoding::Plan) -> B,
 ) -> (Target, B) {
     // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
     // executor state.
@@ -339,7 +339,7 @@ unsafe fn prepare<B>(
         let (columns, fillers, encoding) =
             input_columns(rel, &relname, &indexes, spec, &mut defaults);
         // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
-        let begun = begin(columns.len(), spec);
+        let begun = begin(columns.len(), spec, &encoding);
         let relkind = (*(*rel).rd_rel).relkind as u8;
         let trig = (*rel).trigdesc;
         let instead_row = !trig.is_null() && (*trig).trig_insert_instead_row;

@@ -56,9 +56,11 @@ impl<'a> Source<'a> {
 
     /// Opens the source for a load of `ncols` columns, where COPY's `BeginCopyFrom` does
     /// (after the options and columns are checked; a client is told to start sending, in
-    /// `binary` or text format).
-    pub fn open(self, ncols: usize, binary: bool) -> Input<'a> {
-        match self {
+    /// `binary` or text format): the whole feed of the reader, the input in the database
+    /// encoding (converted by `plan` where the server must) and whether a reader thread
+    /// decodes it ([`Input::into_feed`]).
+    pub fn open(self, ncols: usize, binary: bool, plan: &encoding::Plan) -> (Input<'a>, bool) {
+        let input = match self {
             Source::File(path) => {
                 let file = open_file(path);
                 let total = file.metadata().ok().map(|m| m.len());
@@ -85,7 +87,8 @@ impl<'a> Source<'a> {
                     pump: Some(pump),
                 }
             }
-        }
+        };
+        input.into_feed(plan)
     }
 }
 
@@ -170,7 +173,7 @@ impl<'a> Input<'a> {
     /// stream's pump converts what it pumps; a file or value read by a reader thread is
     /// pumped (and converted) by the backend instead; a small one, decoded on the backend,
     /// is converted at once, its conversion error (if any) where its bytes stop.
-    pub fn into_feed(mut self, plan: &encoding::Plan) -> (Input<'a>, bool) {
+    fn into_feed(mut self, plan: &encoding::Plan) -> (Input<'a>, bool) {
         let threaded = self.pump.is_some() || self.total.is_none_or(|t| t >= THREAD_MIN_BYTES);
         let Some(conversion) = plan.convert else {
             return (self, threaded);
