@@ -606,24 +606,7 @@ impl Pages {
             let n = self.count();
 
             pg_sys::CritSectionCount += 1; // START_CRIT_SECTION
-            self.put_at(page, blkno, ndone, 0, own);
-            let mut k = 1;
-            if own && self.uniform.count > 0 {
-                // tuples of one length: how many more fit is known at once
-                let more = uniform_fit(hdr, self.uniform.len, self.save_free_space);
-                k += self.put_uniform_run(page, blkno, ndone + 1, more.min(n - ndone - 1));
-            }
-            while ndone + k < n {
-                let free = match own {
-                    true => free_space(hdr),
-                    false => pg_sys::PageGetHeapFreeSpace(page as pg_sys::Page),
-                };
-                if free < maxalign(self.len_of(ndone + k)) + self.save_free_space {
-                    break;
-                }
-                self.put_at(page, blkno, ndone + k, k, own);
-                k += 1;
-            }
+            let k = self.put_tuples(page, blkno, ndone, own);
             // (an all-visible page stays so only with FREEZE, as in heap_multi_insert)
             let mut flags = 0u8;
             if all_frozen_set {
@@ -655,6 +638,45 @@ impl Pages {
             }
             pg_sys::UnlockReleaseBuffer(buffer);
             Some((k, empty))
+        }
+    }
+
+    /// The batch's tuples from `ndone` on onto the page while they fit under the fillfactor
+    /// (the first always fits: `RelationGetBufferForTuple` chose the page for it); how many.
+    ///
+    /// # Safety
+    /// As `fill_page`, inside its critical section.
+    #[inline(always)]
+    unsafe fn put_tuples(
+        &mut self,
+        page: *mut u8,
+        blkno: pg_sys::BlockNumber,
+        ndone: usize,
+        own: bool,
+    ) -> usize {
+        let hdr = page as *mut pg_sys::PageHeaderData;
+        let n = self.count();
+        // SAFETY: as the function's contract (see `fill_page`).
+        unsafe {
+            self.put_at(page, blkno, ndone, 0, own);
+            let mut k = 1;
+            if own && self.uniform.count > 0 {
+                // tuples of one length: how many more fit is known at once
+                let more = uniform_fit(hdr, self.uniform.len, self.save_free_space);
+                k += self.put_uniform_run(page, blkno, ndone + 1, more.min(n - ndone - 1));
+            }
+            while ndone + k < n {
+                let free = match own {
+                    true => free_space(hdr),
+                    false => pg_sys::PageGetHeapFreeSpace(page as pg_sys::Page),
+                };
+                if free < maxalign(self.len_of(ndone + k)) + self.save_free_space {
+                    break;
+                }
+                self.put_at(page, blkno, ndone + k, k, own);
+                k += 1;
+            }
+            k
         }
     }
 

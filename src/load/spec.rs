@@ -338,17 +338,7 @@ fn check_on_error_with(
 fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u32) -> Options {
     use PgSqlErrorCode::*;
     if binary {
-        let given = [
-            ("DELIMITER", o.delimiter.is_some()),
-            ("NULL", o.null_string.is_some()),
-            ("DEFAULT", o.default_string.is_some()),
-        ];
-        if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
-            refuse(
-                ERRCODE_SYNTAX_ERROR,
-                &format!("cannot specify {name} in BINARY mode"),
-            );
-        }
+        refuse_text_options(o);
     }
     let mut opts = if csv { Options::csv() } else { Options::text() };
     opts.server_major = major;
@@ -396,6 +386,30 @@ fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u
             "cannot specify HEADER in BINARY mode",
         );
     }
+    quote_and_escape(o, &mut opts, csv, w);
+    check_conflicts(o, &opts, csv, w);
+    opts
+}
+
+/// BINARY takes no DELIMITER, NULL or DEFAULT (the first given named, as COPY names it).
+fn refuse_text_options(o: &SqlOptions) {
+    let given = [
+        ("DELIMITER", o.delimiter.is_some()),
+        ("NULL", o.null_string.is_some()),
+        ("DEFAULT", o.default_string.is_some()),
+    ];
+    if let Some((name, _)) = given.iter().find(|(_, g)| *g) {
+        refuse(
+            PgSqlErrorCode::ERRCODE_SYNTAX_ERROR,
+            &format!("cannot specify {name} in BINARY mode"),
+        );
+    }
+}
+
+/// QUOTE (CSV only; the escape follows it unless given), the delimiter against it, ESCAPE
+/// (CSV only), in ProcessCopyOptions' order.
+fn quote_and_escape(o: &SqlOptions, opts: &mut Options, csv: bool, w: &Wording) {
+    use PgSqlErrorCode::*;
     if let Some(q) = &o.quote {
         if !csv {
             refuse(ERRCODE_FEATURE_NOT_SUPPORTED, w.quote_needs_csv);
@@ -415,8 +429,6 @@ fn check_together(o: &SqlOptions, csv: bool, binary: bool, w: &Wording, major: u
         }
         opts.escape = one_byte(e, "escape");
     }
-    check_conflicts(o, &opts, csv, w);
-    opts
 }
 
 /// The rest of ProcessCopyOptions' checks, in its order: FORCE_* outside CSV, then the NULL

@@ -11,9 +11,10 @@
 use super::batch::{Batch, FailedCheck};
 use super::common::interrupt_pending;
 use super::convert::Values;
+use super::pages::Pages;
 use super::slot;
 use super::target::Target;
-use super::tuple::Former;
+use super::tuple::{Arena, Former};
 use crate::compat;
 use fastcopy_core::input::Row;
 use fastcopy_core::pipeline::{RowBlock, RowMark};
@@ -186,16 +187,8 @@ impl Batch {
                 block.prefetch_formed(r, FORMED_AHEAD);
             }
             let line_len = block.mark(r).line_len;
-            // a fixed plan's tuple as its data bytes (`Pages::push_formed`), else copied into
-            // the batch memory
-            // SAFETY: a tuple of the former's plan (# Safety), a fixed one if `fixed`; the
-            // arena takes a new block from the batch memory.
-            unsafe {
-                if !(fixed && pages.push_formed(formed)) {
-                    let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
-                    pages.push(tuple, mem);
-                }
-            }
+            // SAFETY: a tuple of the former's plan (# Safety), a fixed one if `fixed`.
+            unsafe { push_formed(pages, &mut self.arena, &target.former, mem, formed, fixed) };
             tuple_bytes += page_space(Former::formed_len(formed));
             bytes += line_len;
             r += 1;
@@ -390,6 +383,30 @@ impl Batch {
             let buf = &mut self.buffers[b];
             buf.tuple_bytes += page_space((*tuple).t_len as usize);
             Stored::from_full(self.add(b, row.line_no(), row.line_len()))
+        }
+    }
+}
+
+/// A tuple the reader formed onto the page writer's list: a fixed plan's as its data bytes
+/// (`Pages::push_formed`), else copied into the batch memory `mem` (the arena takes a new
+/// block from it).
+///
+/// # Safety
+/// `formed` is a tuple of `former`'s plan, a fixed one if `fixed`; `mem` is the batch memory.
+#[inline(always)]
+unsafe fn push_formed(
+    pages: &mut Pages,
+    arena: &mut Arena,
+    former: &Former,
+    mem: pg_sys::MemoryContext,
+    formed: &[u8],
+    fixed: bool,
+) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        if !(fixed && pages.push_formed(formed)) {
+            let tuple = former.copy_formed(arena, mem, formed);
+            pages.push(tuple, mem);
         }
     }
 }

@@ -359,14 +359,8 @@ unsafe fn prepare<B>(
         let constr = (*(*rel).rd_att).constr;
         let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
         let generated = !constr.is_null() && (*constr).has_generated_stored;
-        // Statement-level work before the first row, as CopyFrom: the query level for AFTER
-        // triggers, transition tables, partition routing, BEFORE STATEMENT triggers.
-        pg_sys::AfterTriggerBeginQuery();
-        let transition_capture =
-            pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
-        let routing = partitioned.then(|| routing(estate, rel, rri, transition_capture));
-        let fdw_state = foreign.then(|| begin_foreign_insert(estate, rri, transition_capture));
-        pg_sys::ExecBSInsertTriggers(estate, rri);
+        let (transition_capture, routing, foreign) =
+            begin_statement(estate, rel, rri, relid, partitioned, foreign);
         let input_slot =
             pg_sys::ExecInitExtraTupleSlot(estate, (*rel).rd_att, &raw const pg_sys::TTSOpsVirtual);
         let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
@@ -392,7 +386,7 @@ unsafe fn prepare<B>(
             },
             ti_options,
             fast,
-            foreign: fdw_state.is_some(),
+            foreign,
             input_slot,
             routing,
             single_rows: defaults.volatile || qual.as_ref().is_some_and(|q| q.volatile),
@@ -422,6 +416,34 @@ unsafe fn insert_options(rel: pg_sys::Relation, partitioned: bool, freeze: bool)
         }
     }
     ti_options
+}
+
+/// Statement-level work before the first row, as CopyFrom: the query level for AFTER
+/// triggers, transition tables, partition routing, a foreign table's FDW readied, BEFORE
+/// STATEMENT triggers. Returns the transition capture state, the routing of a partitioned
+/// table, and whether the FDW was readied.
+///
+/// # Safety
+/// `rel` is open and `rri` its result relation in `estate`.
+unsafe fn begin_statement(
+    estate: *mut pg_sys::EState,
+    rel: pg_sys::Relation,
+    rri: *mut pg_sys::ResultRelInfo,
+    relid: pg_sys::Oid,
+    partitioned: bool,
+    foreign: bool,
+) -> (*mut pg_sys::TransitionCaptureState, Option<Routing>, bool) {
+    // SAFETY: as the function's contract; on the backend thread, as CopyFrom makes these.
+    unsafe {
+        pg_sys::AfterTriggerBeginQuery();
+        let trig = (*rel).trigdesc;
+        let transition_capture =
+            pg_sys::MakeTransitionCaptureState(trig, relid, pg_sys::CmdType::CMD_INSERT);
+        let routing = partitioned.then(|| routing(estate, rel, rri, transition_capture));
+        let fdw_state = foreign.then(|| begin_foreign_insert(estate, rri, transition_capture));
+        pg_sys::ExecBSInsertTriggers(estate, rri);
+        (transition_capture, routing, fdw_state.is_some())
+    }
 }
 
 /// A foreign table's FDW readied for the rows (its own ModifyTableState, as COPY's); rows go
