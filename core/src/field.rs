@@ -11,3 +11,14 @@ pub enum Field<'a> {
     /// The de-escaped value; followed by a NUL byte in memory (see the module docs).
     Value(&'a [u8]),
 }
+
+impl<'a> Field<'a> {
+    /// The value's bytes; `None` for the NULL and DEFAULT markers.
+    #[inline]
+    pub fn value(self) -> Option<&'a [u8]> {
+        match self {
+            Field::Value(b) => Some(b),
+            Field::Null | Field::Default => None,
+        }
+    }
+}

@@ -190,8 +190,16 @@ impl RowBlock {
     /// The offset in the input of row `r`'s start, if the decoder tells (the rows before it
     /// in the block added up: for the rare row that needs it).
     pub fn row_offset(&self, r: usize) -> Option<u64> {
-        let before: usize = self.rows[..r].iter().map(Row::raw_len).sum();
-        Some(self.first_offset? + before as u64)
+        Some(self.row_offset_from(0, self.first_offset?, r))
+    }
+
+    /// The offset of row `r`, given row `from`'s (`at`, `from` at most `r`): the rows between
+    /// added up (a caller that asks in row order adds each row once).
+    pub fn row_offset_from(&self, from: usize, at: u64, r: usize) -> u64 {
+        at + self.rows[from..r]
+            .iter()
+            .map(|row| row.raw_len() as u64)
+            .sum::<u64>()
     }
 
     /// Whether this is a [`placeholder`](Self::placeholder) (never worth handing to a reader).

@@ -590,10 +590,7 @@ impl Loader<'_> {
             else {
                 continue;
             };
-            let raw_field = match row.field(i) {
-                fastcopy_core::input::Field::Value(b) => Some(b),
-                _ => None,
-            };
+            let raw_field = row.field(i).value();
             let error = RejectError {
                 sqlstate: sqlstate_text(n.sqlstate),
                 message: n.message,
@@ -636,10 +633,7 @@ impl Loader<'_> {
                 .position(|c| c.name == *name)?;
             Some((i, self.target.cols.columns[i].index))
         });
-        let raw_field = input.and_then(|(i, _)| match row.field(i) {
-            fastcopy_core::input::Field::Value(b) => Some(b),
-            _ => None,
-        });
+        let raw_field = input.and_then(|(i, _)| row.field(i).value());
         let column = column
             .as_ref()
             .map(|(name, a)| (name.as_c_str(), input.map_or(*a, |(_, index)| index)));
@@ -671,10 +665,7 @@ impl Loader<'_> {
             .iter()
             .position(|c| c.name.as_ptr() == at)
             .map(|i| (target.cols.columns[i].name.as_c_str(), i));
-        let raw_field = column.and_then(|(_, i)| match row.field(i) {
-            fastcopy_core::input::Field::Value(b) => Some(b),
-            _ => None,
-        });
+        let raw_field = column.and_then(|(_, i)| row.field(i).value());
         let index = column.map(|(name, i)| (name, target.cols.columns[i].index));
         let offset = self.row_offset(block, r);
         if let Some(rejects) = &mut self.rejects {
@@ -702,8 +693,7 @@ impl Loader<'_> {
             (Some(f), k, at) if f == first && k <= r => (k, at),
             _ => (0, first),
         };
-        let rows = &block.rows()[from..r];
-        let offset = at + rows.iter().map(|row| row.raw_len() as u64).sum::<u64>();
+        let offset = block.row_offset_from(from, at, r);
         self.offset_at = (Some(first), r, offset);
         Some(offset)
     }
