@@ -256,6 +256,20 @@ pub(crate) fn digits_value(word: u64, n: usize) -> u64 {
     swar_combine(word.wrapping_sub(ZEROS) << (64 - 8 * n))
 }
 
+/// The value of the `n` (8..=16) ASCII digits that start at the first byte of `first` and go
+/// on into `second` (the 8 bytes after it; little-endian as [`digits_value`]): the first 8
+/// digits' value scaled by the rest's power of ten, plus the rest's value. At most
+/// 9,999,999,999,999,999 (below `i64::MAX`); the bytes after the digits are not looked at.
+#[inline(always)]
+pub(crate) fn long_digits_value(first: u64, second: u64, n: usize) -> u64 {
+    debug_assert!((8..=16).contains(&n));
+    let high = swar_combine(first.wrapping_sub(ZEROS));
+    match n - 8 {
+        0 => high,
+        rest => high * 10u64.pow(rest as u32) + digits_value(second, rest),
+    }
+}
+
 /// The value of 8 digit values (0..=9, one per byte, first digit in the lowest byte).
 #[inline(always)]
 fn swar_combine(v: u64) -> u64 {

@@ -170,6 +170,8 @@ mod fused {
             3 => (0u32..100).prop_map(|v| v.to_string()),
             1 => "[0-9]{9,22}",
             1 => "-[0-9]{9,21}",
+            // 8 to 17 digits with leading zeros (a value of few digits in a long field)
+            1 => "-?0{1,12}[0-9]{1,6}",
             1 => prop::sample::select(vec![
                 "", "-", "--1", "+5", " 1", "1 ", "1_000", "0x1F", "0o17", "007", "-0",
                 "\\N", "N", "\"1\"", "1.5", "1e3", "\\.", "9223372036854775808", "-32769",

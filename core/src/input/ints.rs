@@ -5,8 +5,8 @@
 //! each walk the row again (the reader thread's time on a table of ints: A/B in
 //! `bench/README.md`).
 //!
-//! Per field: the digits are counted and, below 8 of them, converted from one 8-byte load of
-//! the input (`int::leading_digits`; a longer field goes to the int core), the value is
+//! Per field: the digits are counted and, below 16 of them, converted from one or two 8-byte
+//! loads of the input (`int::leading_digits`; a longer field goes to the int core), the value is
 //! checked against the field's and the column's width and written into the column's bytes
 //! of the row's tuple slot (which holds the plan's template already: `RowBlock::fill`), and
 //! the byte after the field must be the delimiter (the line ending after the last field).
@@ -116,9 +116,19 @@ impl<R: Read> RowReader<R> {
                 return None;
             }
             let mut e = q + digits;
+            // the next 8 bytes, where a field of 8 digits or more goes on (`e <= limit`)
+            let more = match digits {
+                8 => int::leading_digits(u64::from_le_bytes(*data[e..].first_chunk::<8>()?)),
+                _ => (0, 0),
+            };
             let v = if digits < 8 {
                 // below 10^7: in range for int4 and int8
                 let m = magnitude as i64;
+                if neg { -m } else { m }
+            } else if more.0 < 8 {
+                // 8 to 15 digits: below 10^15, exact in i64; the range check below decides
+                e += more.0;
+                let m = (magnitude * 10u64.pow(more.0 as u32) + more.1) as i64;
                 if neg { -m } else { m }
             } else {
                 // 8 digits or more: the int core decides (range, and the server's grammar)
@@ -291,12 +301,19 @@ fn short_line(
         ends &= ends.wrapping_sub(1);
         let neg = (minus >> s) & 1 != 0;
         let n = e - s - neg as usize;
-        if n == 0 || n >= 8 {
+        if n == 0 || n > 16 {
             return None;
         }
         let at = start + s + neg as usize;
+        // (16 bytes from `at` < `start + 32` are readable: PAD bytes follow `limit`)
         let word = u64::from_le_bytes(*data[at..].first_chunk::<8>()?);
-        let m = int::digits_value(word, n) as i64;
+        let m = if n < 8 {
+            int::digits_value(word, n) as i64
+        } else {
+            // 8 to 16 digits: below 10^16, exact in i64; the range check below decides
+            let next = u64::from_le_bytes(*data[at + 8..].first_chunk::<8>()?);
+            int::long_digits_value(word, next, n) as i64
+        };
         let v = if neg { -m } else { m };
         if v < field.min || v > field.max {
             return None;
