@@ -12,7 +12,7 @@
 #   restore     pg_restore of a custom-format dump of mixed, mixed10, lineitem and orders (logged
 #               tables, no indexes) into a fresh database, fastcopy.copy_from off vs on (the COPY
 #               hook: every session preloads the library); wall time of pg_restore; the dump as
-#               pg_dump -Fc makes it (compressed) and uncompressed (-Z0)
+#               pg_dump -Fc makes it (compressed, gzip), uncompressed (-Z0) and, on 16+, with lz4
 # The loads of a table alternate in a random order every round, after one warm-up; medians and
 # the median of each round's COPY/fastcopy ratio; after the last round the table fastcopy loaded
 # is compared with COPY's ("same"). Writes bench/results/types.md and types.svg.
@@ -155,11 +155,16 @@ CREATE TABLE orders AS $orders_sql;
 SQL
   "$bindir/pg_dump" "${conn[@]}" -Fc -f "$dump" bt_src
   "$bindir/pg_dump" "${conn[@]}" -Fc -Z0 -f "$dump.z0" bt_src
+  # lz4 (pg_dump 16+, built --with-lz4): a dump that is quick to decompress
+  local kinds="compressed uncompressed"
+  if [ "$m" -ge 16 ] && "$bindir/pg_dump" "${conn[@]}" -Fc -Z lz4 -f "$dump.lz4" bt_src 2>/dev/null; then
+    kinds="$kinds lz4"
+  fi
   local rows; rows=$("$bindir/psql" "${conn[@]}" -X -qAt -d bt_src -c "SELECT (SELECT count(*) FROM mixed) + (SELECT count(*) FROM mixed10) + (SELECT count(*) FROM lineitem) + (SELECT count(*) FROM orders)")
   local sum_sql="SELECT md5(string_agg(x, ',' ORDER BY x)) FROM (SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) x FROM mixed t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM mixed10 t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM lineitem t UNION ALL SELECT md5(string_agg(t::text, ',' ORDER BY t::text)) FROM orders t) s"
   local kind
-  for kind in compressed uncompressed; do
-  local file=$dump; [ "$kind" = uncompressed ] && file="$dump.z0"
+  for kind in $kinds; do
+  local file=$dump; [ "$kind" = uncompressed ] && file="$dump.z0"; [ "$kind" = lz4 ] && file="$dump.lz4"
   sums=(); offs=(); ons=(); ratios=()
   for r in $(seq 0 "$rounds"); do
     for mode in $(random_order 2 "restore$m$r"); do
@@ -216,7 +221,7 @@ done
   echo "SF $sf ($lineitem_rows and $orders_rows rows), dbgen's distributions approximated in SQL. One table per type: 1,000,000"
   echo "rows of one column. pg_restore: a custom-format dump of mixed, mixed10, lineitem and orders (logged, no"
   echo "indexes) restored into a fresh database with \`fastcopy.copy_from\` off and \`require\` (the hook takes every"
-  echo "COPY or fails), wall time of pg_restore; \"same\": the two restores' tables hold the same rows (md5 of each)."
+  echo "COPY or fails), wall time of pg_restore; the dump gzip-compressed (pg_dump -Fc's default), uncompressed (-Z0) and, on 16+, lz4-compressed; \"same\": the two restores' tables hold the same rows (md5 of each)."
   echo "Machine: $(nproc) cores, $(awk '/MemTotal/ {printf "%.0f GB", $2/1048576}' /proc/meminfo) RAM, release build."
   echo "Run: \`make bench-types\` (\`bench/types.sh ${majors[*]}\`, $(date -u +%Y-%m-%d))."
   echo

@@ -247,12 +247,12 @@ pub(crate) fn leading_digits(word: u64) -> (usize, u64) {
     (n, swar_combine(digits))
 }
 
-/// The value of the `n` (1..=7) ASCII digits at the start of `word` (little-endian: the first
+/// The value of the `n` (1..=8) ASCII digits at the start of `word` (little-endian: the first
 /// digit in the lowest byte); the bytes after them are not looked at (shifted out: a borrow of
 /// the subtraction moves up from a byte below '0', and there is none among the digits).
 #[inline(always)]
 pub(crate) fn digits_value(word: u64, n: usize) -> u64 {
-    debug_assert!((1..8).contains(&n));
+    debug_assert!((1..=8).contains(&n));
     swar_combine(word.wrapping_sub(ZEROS) << (64 - 8 * n))
 }
 
