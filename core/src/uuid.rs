@@ -10,6 +10,63 @@
 /// The 16 bytes of the uuid `b` (in the order written), or `None` for the server's error.
 #[inline]
 pub fn parse_uuid(b: &[u8]) -> Option<[u8; 16]> {
+    canonical(b).or_else(|| parse_any(b))
+}
+
+/// The canonical spelling (`8-4-4-4-12` hex digits, 36 bytes, as `uuid_out` writes it), eight
+/// digits at a time; `None` for any other spelling or a byte that is not a hex digit (which
+/// [`parse_any`] then reads, or refuses, byte by byte).
+#[inline(always)]
+fn canonical(b: &[u8]) -> Option<[u8; 16]> {
+    let b: &[u8; 36] = b.try_into().ok()?;
+    if b[8] != b'-' || b[13] != b'-' || b[18] != b'-' || b[23] != b'-' {
+        return None;
+    }
+    let word = |at: usize| u64::from_le_bytes(*b[at..].first_chunk::<8>().expect("36 bytes"));
+    let quad = |at: usize| {
+        u64::from(u32::from_le_bytes(
+            *b[at..].first_chunk::<4>().expect("36 bytes"),
+        ))
+    };
+    let groups = [
+        word(0),
+        quad(9) | quad(14) << 32,
+        quad(19) | quad(24) << 32,
+        word(28),
+    ];
+    let mut out = [0u8; 16];
+    for (g, bytes) in groups.into_iter().zip(out.chunks_exact_mut(4)) {
+        bytes.copy_from_slice(&hex8(g)?);
+    }
+    Some(out)
+}
+
+/// The 4 bytes written as the 8 ASCII hex digits of `w` (either case; the first digit in the
+/// lowest byte), or `None` if a byte is not one. Each byte is checked for `0-9` and, with
+/// the case bit set, `a-f` by adding to it what moves the range's ends across the byte's top
+/// bit (no byte carries into the next: every byte is below 0x80, checked first).
+#[inline(always)]
+fn hex8(w: u64) -> Option<[u8; 4]> {
+    const ONES: u64 = u64::MAX / 255;
+    const TOP: u64 = 0x80 * ONES;
+    if w & TOP != 0 {
+        return None;
+    }
+    let digit = (w + (0x80 - b'0' as u64) * ONES) & !(w + (0x80 - b'9' as u64 - 1) * ONES) & TOP;
+    let l = w | 0x20 * ONES;
+    let letter = (l + (0x80 - b'a' as u64) * ONES) & !(l + (0x80 - b'f' as u64 - 1) * ONES) & TOP;
+    if digit | letter != TOP {
+        return None;
+    }
+    // each byte's value: its low nibble, plus 9 for a letter
+    let v = (w & 0x0F * ONES) + (letter >> 7) * 9;
+    // byte 2k of `t`: digit 2k in the high nibble, digit 2k + 1 in the low one
+    let t = (v << 4) | (v >> 8);
+    Some([t as u8, (t >> 16) as u8, (t >> 32) as u8, (t >> 48) as u8])
+}
+
+/// Any spelling `uuid_in` takes, byte by byte.
+fn parse_any(b: &[u8]) -> Option<[u8; 16]> {
     let (braces, mut s) = match b {
         [b'{', rest @ ..] => (true, rest),
         _ => (false, b),
@@ -66,6 +123,36 @@ mod tests {
             "{a0eebc999c0b4ef8bb6d6bb9bd380a11}",
         ] {
             assert_eq!(parse_uuid(s.as_bytes()), Some(BYTES), "{s}");
+        }
+    }
+
+    /// The canonical spelling's eight-at-a-time path against the byte-by-byte one: every
+    /// byte of a written uuid replaced by each byte value in turn.
+    #[test]
+    fn canonical_reads_as_the_byte_by_byte_path() {
+        let base = b"a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11";
+        assert_eq!(canonical(base), Some(BYTES));
+        assert_eq!(
+            canonical(b"A0EEBC99-9C0B-4EF8-BB6D-6BB9BD380A11"),
+            Some(BYTES)
+        );
+        for at in 0..base.len() {
+            for c in 0..=255u8 {
+                let mut s = *base;
+                s[at] = c;
+                let fast = canonical(&s);
+                let slow = parse_any(&s);
+                // the fast path takes only the canonical spelling; where it takes, it agrees
+                assert!(
+                    fast.is_none() || fast == slow,
+                    "{:?}",
+                    String::from_utf8_lossy(&s)
+                );
+                if ![8, 13, 18, 23].contains(&at) {
+                    assert_eq!(fast, slow, "{:?}", String::from_utf8_lossy(&s));
+                }
+                assert_eq!(parse_uuid(&s), slow);
+            }
         }
     }
 
