@@ -53,13 +53,13 @@ fn hex8(w: u64) -> Option<[u8; 4]> {
         return None;
     }
     let digit = (w + (0x80 - b'0' as u64) * ONES) & !(w + (0x80 - b'9' as u64 - 1) * ONES) & TOP;
-    let l = w | 0x20 * ONES;
+    let l = w | (0x20 * ONES);
     let letter = (l + (0x80 - b'a' as u64) * ONES) & !(l + (0x80 - b'f' as u64 - 1) * ONES) & TOP;
     if digit | letter != TOP {
         return None;
     }
     // each byte's value: its low nibble, plus 9 for a letter
-    let v = (w & 0x0F * ONES) + (letter >> 7) * 9;
+    let v = (w & (0x0F * ONES)) + (letter >> 7) * 9;
     // byte 2k of `t`: digit 2k in the high nibble, digit 2k + 1 in the low one
     let t = (v << 4) | (v >> 8);
     Some([t as u8, (t >> 16) as u8, (t >> 32) as u8, (t >> 48) as u8])
