@@ -13,7 +13,9 @@
 #   3,000,000 rows of (bigint, int, numeric(12,2), timestamptz, text mostly NULL), UNLOGGED,
 #   as pg_dump writes them; orders_client: the same from psql \copy; dirty: lotsaints' shape,
 #   1,000,000 rows, 1% with a value int refuses (bench/dirty.sh's), on_error => 'ignore';
-#   dirty_rejects: the same with a rejects table, dropped before each load)
+#   dirty_rejects: the same with a rejects table, dropped before each load; uuid: 2,000,000
+#   rows of one uuid column, UNLOGGED; mixed: 1,000,000 rows of (int8, float8, text,
+#   timestamptz, numeric, uuid), UNLOGGED, bench/types.sh's mixed table's shape)
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -62,6 +64,15 @@ events="$FASTCOPY_RUN/events3m.copy"
 ms() { local t0; t0=$(date +%s%N); "$@" >/dev/null; echo $(( ($(date +%s%N) - t0) / 1000000 )); }
 dirty="$FASTCOPY_RUN/dirty-1m.txt"
 [ -f "$dirty" ] || dirty_data "$dirty"
+uuids="$FASTCOPY_RUN/uuid2m.copy"
+[ -f "$uuids" ] || psql -c "COPY (SELECT md5(g::text)::uuid FROM generate_series(1, 2000000) g) TO '$uuids'"
+mixed="$FASTCOPY_RUN/mixed1m.copy"
+[ -f "$mixed" ] ||
+  psql -c "SELECT setseed(0.42)" \
+       -c "COPY (SELECT g::int8 * 7919, random() * 1e6, md5(g::text) || ' row ' || g,
+                        timestamptz '2024-01-01 00:00:00+00' + g * interval '17 s',
+                        round((random() * 1e6)::numeric, 2), md5(g::text)::uuid
+                 FROM generate_series(1, 1000000) g) TO '$mixed'"
 for w in $workloads; do
   client=0 opts=""
   case $w in
@@ -78,6 +89,9 @@ for w in $workloads; do
     orders|orders_client)
       def="CREATE UNLOGGED TABLE ab_t (id bigint, customer int, amount numeric(12,2), placed timestamptz, note text)"
       data=$orders; [ "$w" = orders_client ] && client=1 ;;
+    uuid) def="CREATE UNLOGGED TABLE ab_t (v uuid)"; data=$uuids ;;
+    mixed) def="CREATE UNLOGGED TABLE ab_t (a int8, b float8, c text, d timestamptz, e numeric, f uuid)"
+           data=$mixed ;;
     events_client) def="CREATE UNLOGGED TABLE ab_t (id bigint, kind int, payload text)"
                    data=$events; client=1 ;;
     *) echo "ab.sh: unknown workload $w"; exit 2 ;;
