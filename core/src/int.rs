@@ -219,7 +219,7 @@ fn finish<const MAG: u64>(neg: bool, mag: u64) -> Result<i64, IntError> {
 const ZEROS: u64 = 0x3030_3030_3030_3030;
 
 /// `0x01` in every byte of a `u64` and of a `u128`.
-const ONES: u64 = u64::MAX / 255;
+pub(crate) const ONES: u64 = u64::MAX / 255;
 const ONES128: u128 = u128::MAX / 255;
 
 /// Flags the bytes of `y` (digit values, one per byte) that are not `0..=9`: the result is
@@ -624,7 +624,20 @@ fn hex_digits(t: &[u8]) -> Option<u64> {
 #[inline(always)]
 fn hex_word(raw: u64, n: usize) -> Option<u64> {
     let shift = 8 * (8usize.wrapping_sub(n) & 7);
-    let (x, used) = (raw << shift, (0x80 * ONES) << shift);
+    let nibbles = hex_nibbles(raw << shift, (0x80 * ONES) << shift)?;
+    // the most significant digit is in the lowest byte: reversed, then packed two, four, eight
+    // at a time
+    let v = nibbles.swap_bytes();
+    let v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
+    let v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
+    Some((v | v >> 16) & 0xFFFF_FFFF)
+}
+
+/// The digit values (one per byte, `'a'`/`'A'` = 10) of the bytes of `x` whose top bit is set
+/// in `used`, if each of them is an ASCII hex digit (either case); the other bytes of `x`
+/// must be zero, and are zero in the result.
+#[inline(always)]
+pub(crate) fn hex_nibbles(x: u64, used: u64) -> Option<u64> {
     // Range tests on the 7 low bits (no carry between bytes); bytes >= 0x80 are excluded at the
     // end. `| 0x20` folds 'A'..='F' to 'a'..='f' and leaves digits alone.
     let x7 = x & (0x7F * ONES);
@@ -634,13 +647,8 @@ fn hex_word(raw: u64, n: usize) -> Option<u64> {
     if (digit | letter) & !x & used != used {
         return None;
     }
-    // Nibble values ('a' and 'A' are 0x_1 + 9), the most significant in the lowest byte; reversed
-    // and packed two, four, eight at a time.
-    let nibbles = (x & (0x0F * ONES)) + (letter & used) / 0x80 * 9;
-    let v = nibbles.swap_bytes();
-    let v = (v | v >> 4) & 0x00FF_00FF_00FF_00FF;
-    let v = (v | v >> 8) & 0x0000_FFFF_0000_FFFF;
-    Some((v | v >> 16) & 0xFFFF_FFFF)
+    // the low nibble, plus 9 for a letter ('a' and 'A' are 0x_1)
+    Some((x & (0x0F * ONES)) + (letter & used) / 0x80 * 9)
 }
 
 /// The value of `[0-9]+(_[0-9]+)*` (exactly: the whole of `t`), at most 16 bytes, else `None`.

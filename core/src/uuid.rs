@@ -7,6 +7,8 @@
 //! hyphen elsewhere, a digit missing) is `None`, and the server's input function raises its
 //! error for it.
 
+use crate::int;
+
 /// The 16 bytes of the uuid `b` (in the order written), or `None` for the server's error.
 #[inline]
 pub fn parse_uuid(b: &[u8]) -> Option<[u8; 16]> {
@@ -36,33 +38,13 @@ fn canonical(b: &[u8]) -> Option<[u8; 16]> {
     ];
     let mut out = [0u8; 16];
     for (g, bytes) in groups.into_iter().zip(out.chunks_exact_mut(4)) {
-        bytes.copy_from_slice(&hex8(g)?);
+        // eight hex digits, one per byte, the first in the lowest
+        let v = int::hex_nibbles(g, 0x80 * int::ONES)?;
+        // byte 2k of `t`: digit 2k in the high nibble, digit 2k + 1 in the low one
+        let t = (v << 4) | (v >> 8);
+        bytes.copy_from_slice(&[t as u8, (t >> 16) as u8, (t >> 32) as u8, (t >> 48) as u8]);
     }
     Some(out)
-}
-
-/// The 4 bytes written as the 8 ASCII hex digits of `w` (either case; the first digit in the
-/// lowest byte), or `None` if a byte is not one. Each byte is checked for `0-9` and, with
-/// the case bit set, `a-f` by adding to it what moves the range's ends across the byte's top
-/// bit (no byte carries into the next: every byte is below 0x80, checked first).
-#[inline(always)]
-fn hex8(w: u64) -> Option<[u8; 4]> {
-    const ONES: u64 = u64::MAX / 255;
-    const TOP: u64 = 0x80 * ONES;
-    if w & TOP != 0 {
-        return None;
-    }
-    let digit = (w + (0x80 - b'0' as u64) * ONES) & !(w + (0x80 - b'9' as u64 - 1) * ONES) & TOP;
-    let l = w | (0x20 * ONES);
-    let letter = (l + (0x80 - b'a' as u64) * ONES) & !(l + (0x80 - b'f' as u64 - 1) * ONES) & TOP;
-    if digit | letter != TOP {
-        return None;
-    }
-    // each byte's value: its low nibble, plus 9 for a letter
-    let v = (w & (0x0F * ONES)) + (letter >> 7) * 9;
-    // byte 2k of `t`: digit 2k in the high nibble, digit 2k + 1 in the low one
-    let t = (v << 4) | (v >> 8);
-    Some([t as u8, (t >> 16) as u8, (t >> 32) as u8, (t >> 48) as u8])
 }
 
 /// Any spelling `uuid_in` takes, byte by byte.

@@ -116,32 +116,33 @@ impl<R: Read> RowReader<R> {
                 return None;
             }
             let mut e = q + digits;
-            // the next 8 bytes, where a field of 8 digits or more goes on (`e <= limit`)
-            let more = match digits {
-                8 => int::leading_digits(u64::from_le_bytes(*data[e..].first_chunk::<8>()?)),
-                _ => (0, 0),
-            };
             let v = if digits < 8 {
                 // below 10^7: in range for int4 and int8
                 let m = magnitude as i64;
                 if neg { -m } else { m }
-            } else if more.0 < 8 {
-                // 8 to 15 digits: below 10^15, exact in i64; the range check below decides
-                e += more.0;
-                let m = (magnitude * 10u64.pow(more.0 as u32) + more.1) as i64;
-                if neg { -m } else { m }
             } else {
-                // 8 digits or more: the int core decides (range, and the server's grammar)
-                while e < limit && data[e].is_ascii_digit() {
-                    e += 1;
+                // 8 digits or more: the field goes on in the next 8 bytes (`e <= limit`, and
+                // PAD bytes after `limit` are readable)
+                let next = data[e..].first_chunk::<8>()?;
+                let (more, low) = int::leading_digits(u64::from_le_bytes(*next));
+                if more < 8 {
+                    // 8 to 15 digits: below 10^15, exact in i64; the range check below decides
+                    e += more;
+                    let m = (magnitude * 10u64.pow(more as u32) + low) as i64;
+                    if neg { -m } else { m }
+                } else {
+                    // 16 digits or more: the int core decides (range, and the server's grammar)
+                    while e < limit && data[e].is_ascii_digit() {
+                        e += 1;
+                    }
+                    let (text, n, g) = (&data[p..], e - p, plan.grammar);
+                    let value = match field.bytes {
+                        2 => int::parse_i16_in(text, n, g).ok().map(i64::from),
+                        4 => int::parse_i32_in(text, n, g).ok().map(i64::from),
+                        _ => int::parse_i64_in(text, n, g).ok(),
+                    };
+                    value?
                 }
-                let (text, n, g) = (&data[p..], e - p, plan.grammar);
-                let value = match field.bytes {
-                    2 => int::parse_i16_in(text, n, g).ok().map(i64::from),
-                    4 => int::parse_i32_in(text, n, g).ok().map(i64::from),
-                    _ => int::parse_i64_in(text, n, g).ok(),
-                };
-                value?
             };
             if e >= limit {
                 return None;
@@ -188,7 +189,16 @@ impl<R: Read> RowReader<R> {
             row.buf.resize(copy.max(row.buf.len() * 2), 0);
         }
         if copy == BLOCK {
-            copy_block(&mut row.buf[..BLOCK], &data[start..start + BLOCK]);
+            let to = row
+                .buf
+                .first_chunk_mut::<BLOCK>()
+                .expect("resized to `copy` above");
+            copy_block(
+                to,
+                data[start..]
+                    .first_chunk::<BLOCK>()
+                    .expect("PAD after the line"),
+            );
         } else {
             row.buf[..copy].copy_from_slice(&data[start..start + copy]);
         }
@@ -235,11 +245,10 @@ fn put<const W: usize>(tuple: &mut [u8], kept: &mut [u8], field: &FusedField, v:
 /// here was merged by the compiler with the other branch's into one call of `memcpy` with
 /// the length as a variable, paid on every line of the fused path.)
 #[inline(always)]
-fn copy_block(to: &mut [u8], from: &[u8]) {
-    assert!(to.len() == BLOCK && from.len() == BLOCK);
+fn copy_block(to: &mut [u8; BLOCK], from: &[u8; BLOCK]) {
     #[cfg(target_arch = "x86_64")]
-    // SAFETY: SSE2 is part of every x86_64 target; both slices are BLOCK (32) bytes long
-    // (asserted), so the two unaligned 16-byte loads and stores stay inside them.
+    // SAFETY: SSE2 is part of every x86_64 target; both arrays are BLOCK (32) bytes long, so
+    // the two unaligned 16-byte loads and stores stay inside them.
     unsafe {
         use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_storeu_si128};
         let (src, dst) = (
