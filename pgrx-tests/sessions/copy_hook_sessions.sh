@@ -146,12 +146,12 @@ psql -c "DROP TABLE IF EXISTS hk_rej3" >/dev/null 2>&1
 for k in 1 2; do
   PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -At -v ON_ERROR_STOP=1 \
     -c "BEGIN" -c "\\copy hk2 FROM '$FASTCOPY_RUN/hk-rej-$m.txt' WITH (REJECTS 'hk_rej3')" \
-    -c "SELECT pg_sleep(0.5)" -c "COMMIT" >"$FASTCOPY_RUN/hk-rej3-$k.out" 2>&1 &
+    -c "SELECT pg_sleep(0.5)" -c "COMMIT" >"$FASTCOPY_RUN/hk-rej3-$m-$k.out" 2>&1 &
 done
 wait
 r=$(psql -c "SELECT count(*) || ' ' || count(DISTINCT load_id) FROM hk_rej3")
 check "two loads at once creating one rejects table: 4 rows, 2 load ids ($r)" '[ "$r" = "4 2" ]' \
-  "$(cat "$FASTCOPY_RUN"/hk-rej3-*.out)"
+  "$(cat "$FASTCOPY_RUN"/hk-rej3-$m-*.out)"
 
 # tables another extension manages (their catalogs mocked: neither extension is installed here)
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
@@ -265,7 +265,8 @@ interrupt_once() {
   psql -c "TRUNCATE hk2" >/dev/null
   (burst | psql_as "$1" -c "COPY hk2 FROM STDIN" 2>&1) & local p=$!
   sleep 1.5
-  if [ "$2" = sigint ]; then pkill -INT -f "psql.*COPY hk2 FROM STDIN"
+  # this major's psql only (its port on the command line): other majors' sessions may run too
+  if [ "$2" = sigint ]; then pkill -INT -f "psql .*-p 54$m .*COPY hk2 FROM STDIN"
   else psql -c "SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE query = 'COPY hk2 FROM STDIN'" >/dev/null; fi
   wait $p
 }
@@ -278,7 +279,7 @@ cancel_shape() { interrupt_once "$1" cancel | sed -E 's/line [0-9]+: "[0-9]+/lin
 a=$(cancel_shape off); b=$(cancel_shape require); n=$(psql -c "SELECT count(*) FROM hk2")
 check "pg_cancel_backend mid-stream: COPY's error ($b), nothing loaded" '[ "$a" = "$b" ] && [[ "$b" == *"canceling statement due to user request"*"line N: "* ]] && [ "$n" = 0 ]' "off: $a | require: $b"
 (slow | psql_as require -c "COPY hk2 FROM STDIN" >/dev/null 2>&1) &
-sleep 1; pkill -KILL -f "psql.*COPY hk2 FROM STDIN"; wait 2>/dev/null
+sleep 1; pkill -KILL -f "psql .*-p 54$m .*COPY hk2 FROM STDIN"; wait 2>/dev/null
 for i in $(seq 1 50); do
   left=$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY hk2%'")
   [ "$left" = 0 ] && break; sleep 0.1
@@ -289,15 +290,16 @@ check "client killed mid-stream: nothing loaded ($n), its backend gone ($left le
 # 6b. statement_timeout stops a stream that keeps coming within a second (the backend stops
 # being active: seen from another session); nothing stays
 psql -c "TRUNCATE hk2" >/dev/null
-(seq 1 100000000 | sed 's/$/\tx/' | psql_as require -c "SET statement_timeout = '300ms'" -c "COPY hk2 FROM STDIN" >"$FASTCOPY_RUN/hk-timeout.out" 2>&1) &
+(seq 1 100000000 | sed 's/$/\tx/' | psql_as require -c "SET statement_timeout = '300ms'" -c "COPY hk2 FROM STDIN" >"$FASTCOPY_RUN/hk-timeout-$m.out" 2>&1) &
+feeder=$!
 t0=$(date +%s%N); ms=""
 for i in $(seq 1 100); do
   a=$(psql -c "SELECT count(*) FROM pg_stat_activity WHERE query LIKE 'COPY hk2 FROM STDIN%' AND state = 'active'")
   if [ "$a" = 0 ] && [ "$i" -gt 2 ]; then ms=$(( ($(date +%s%N) - t0) / 1000000 )); break; fi
   sleep 0.05
 done
-pkill -f "seq 1 100000000"; wait 2>/dev/null
-n=$(psql -c "SELECT count(*) FROM hk2"); err=$(cat "$FASTCOPY_RUN/hk-timeout.out")
+pkill -P "$feeder" -x seq; wait 2>/dev/null
+n=$(psql -c "SELECT count(*) FROM hk2"); err=$(cat "$FASTCOPY_RUN/hk-timeout-$m.out")
 check "statement_timeout 300ms stops a stream (no longer active after ${ms:-?} ms), nothing loaded ($n)" \
   '[[ "$err" == *"statement timeout"* ]] && [ -n "$ms" ] && [ "$ms" -lt 1300 ] && [ "$n" = 0 ]' "$err"
 

@@ -41,14 +41,14 @@ check "statement_timeout cancels the load ($ms ms): $err" '[[ "$err" == *"statem
 check "nothing of the timed-out load is visible" '[ "$(psql -c "SELECT count(*) FROM s_load")" = 0 ]'
 
 # 3. pg_cancel_backend stops it promptly too
-psql -c "SELECT pg_backend_pid()" -c "SELECT fastcopy.load('s_load', '$data')" > "$FASTCOPY_RUN/cancel.out" 2>&1 &
+psql -c "SELECT pg_backend_pid()" -c "SELECT fastcopy.load('s_load', '$data')" > "$FASTCOPY_RUN/cancel-$m.out" 2>&1 &
 sleep 0.4
-pid=$(head -1 "$FASTCOPY_RUN/cancel.out")
+pid=$(head -1 "$FASTCOPY_RUN/cancel-$m.out")
 t0=$(date +%s%N)
 psql -c "SELECT pg_cancel_backend($pid)" >/dev/null
 wait
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-check "pg_cancel_backend stops the load ($ms ms)" 'grep -q "canceling statement due to user request" "$FASTCOPY_RUN/cancel.out" && [ "$ms" -lt 1500 ]'
+check "pg_cancel_backend stops the load ($ms ms)" 'grep -q "canceling statement due to user request" "$FASTCOPY_RUN/cancel-$m.out" && [ "$ms" -lt 1500 ]'
 
 # 4. two sessions load one table at once (RowExclusiveLock): every row once
 psql -c "TRUNCATE s_load" -c "TRUNCATE s_copy"
@@ -67,7 +67,7 @@ psql -c "TRUNCATE s_load" \
      -c "COPY (SELECT CASE WHEN g % 10 = 0 THEN 'x' || g ELSE g::text END, g % 1000, 'row ' || g
                FROM generate_series(1, 1500000) g) TO '$bad'"
 if [ "$m" -ge 17 ]; then col=tuples_skipped; else col=tuples_excluded; fi
-psql -c "SELECT rows_skipped FROM fastcopy.load('s_load', '$bad', on_error => 'ignore')" > "$FASTCOPY_RUN/skip.out" 2>/dev/null &
+psql -c "SELECT rows_skipped FROM fastcopy.load('s_load', '$bad', on_error => 'ignore')" > "$FASTCOPY_RUN/skip-$m.out" 2>/dev/null &
 seen=""
 for i in $(seq 1 200); do
   seen=$(psql -c "SELECT $col FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND $col > 0")
@@ -75,10 +75,10 @@ for i in $(seq 1 200); do
   sleep 0.02
 done
 wait
-check "pg_stat_progress_copy.$col counts skipped rows during the load ($seen), 150000 in the end ($(cat "$FASTCOPY_RUN/skip.out"))" \
-  '[ -n "$seen" ] && [ "$(cat "$FASTCOPY_RUN/skip.out")" = 150000 ]'
-rm -f "$bad" "$FASTCOPY_RUN/skip.out"
+check "pg_stat_progress_copy.$col counts skipped rows during the load ($seen), 150000 in the end ($(cat "$FASTCOPY_RUN/skip-$m.out"))" \
+  '[ -n "$seen" ] && [ "$(cat "$FASTCOPY_RUN/skip-$m.out")" = 150000 ]'
+rm -f "$bad" "$FASTCOPY_RUN/skip-$m.out"
 
 psql -c "DROP TABLE s_load, s_copy"
-rm -f "$data" "$FASTCOPY_RUN/cancel.out"
+rm -f "$data" "$FASTCOPY_RUN/cancel-$m.out"
 exit $fail
