@@ -1,12 +1,14 @@
 //! Relation extension strategies: `fastcopy.extend_strategy`, `extend_pages`, `extend_method`.
 //!
 //! With `server` fastcopy never extends the table: the heap's insert path does, as under COPY.
-//! With `auto` (the default) too (on 16+ always: their heap extends many pages per lock when
-//! sessions compete), and on 15 until a batch finds another session extending the same table
-//! (its relation extension lock held); from then on the load extends as `sticky`. Alone, a
-//! load leaves the table as COPY does, page for page; with others, it takes the extension lock
-//! once per step instead of once per page (on 15, where the heap extends one page per lock,
-//! 4 sessions spent a third of their time waiting for it). With `fixed` or `sticky`, before
+//! With `auto` (the default) too on 16+ (their heap extends by as many pages as an insert
+//! needs, more when sessions compete). On 15, whose heap extends one page at a time (`P_NEW`:
+//! a zero-filled write per page), `auto` gives the page path the page the heap would extend
+//! by from a range added ahead (`before_page`: same pages, one write per range), and from the
+//! first batch that finds another session extending the same table (its relation extension
+//! lock held) on, the load extends as `sticky`. Alone, a load leaves the table as COPY does,
+//! page for page; with others, it takes the extension lock once per step instead of once per
+//! page (on 15, 4 sessions spent a third of their time waiting for it). With `fixed` or `sticky`, before
 //! each batch goes to `table_multi_insert` or the page writer,
 //! fastcopy makes sure enough new pages are waiting for it, so the heap never extends by itself:
 //! - PostgreSQL 16+: `ExtendBufferedRelBy`, and the new pages handed to the heap's insert path
@@ -14,9 +16,10 @@
 //!   `RelationAddBlocks` hands over the pages it extends by. `extend_method` bounds each call:
 //!   `zero` at most 8 blocks (md.c zero-fills those with pwritev), `fallocate` at least 9
 //!   (md.c uses posix_fallocate above 8), `auto` as asked.
-//! - PostgreSQL 15: one zero-filled write per block under the extension lock, as `P_NEW`
-//!   writes it (only `auto`/`zero` exist there), each page entered into the free space map, as
-//!   15's own `RelationAddExtraBlocks` does.
+//! - PostgreSQL 15: the step's buffers taken beyond the fork's end (zeroed, locked, read from
+//!   nowhere), then one zero-filled write of the last block extends the fork over them (only
+//!   `auto`/`zero` exist there); each page entered into the free space map, as 15's own
+//!   `RelationAddExtraBlocks` does.
 //!
 //! Pages extended but not filled by the end of the load are left in the free space map.
 //! The struct layouts and calls that differ between versions are in this file only.
@@ -92,6 +95,13 @@ pub struct Extender {
     /// 15: the zero page each extension writes.
     #[cfg(feature = "pg15")]
     zero_page: Box<[u8]>,
+    /// 15, `auto`: pages added for the page path and not yet used, `next..=last` (none: both
+    /// InvalidBlockNumber), kept out of the free space map (see `before_page`).
+    #[cfg(feature = "pg15")]
+    reserved: (pg_sys::BlockNumber, pg_sys::BlockNumber),
+    /// Bytes a page keeps free under the fillfactor (`RelationGetTargetPageFreeSpace`).
+    #[cfg(feature = "pg15")]
+    save: usize,
     /// TABLE_INSERT_SKIP_FSM: the heap leaves the free space map alone (a table created or
     /// truncated in this transaction), and so does `finish`.
     skip_fsm: bool,
@@ -148,6 +158,10 @@ impl Extender {
             last_added: INVALID_BLOCK,
             #[cfg(feature = "pg15")]
             zero_page: vec![0; BLCKSZ].into_boxed_slice(),
+            #[cfg(feature = "pg15")]
+            reserved: (INVALID_BLOCK, INVALID_BLOCK),
+            #[cfg(feature = "pg15")]
+            save,
             skip_fsm,
             pages_extended: 0,
             extend_calls: 0,
@@ -227,8 +241,139 @@ impl Extender {
                 (*b).last_free = INVALID_BLOCK;
             }
         }
+        // 15: the pages `extend` added are in the map already; those reserved for the page
+        // path and not used go there now (`auto` reserves none when the load skips the map)
         #[cfg(feature = "pg15")]
-        let _ = (rel, bistate, self.skip_fsm); // 15: every page fastcopy added is in the map already
+        if !self.skip_fsm {
+            let _ = bistate;
+            // SAFETY: `rel` is the open relation of this load, on the backend thread.
+            unsafe { self.release_reserved(rel) };
+        }
+    }
+
+    /// 15: before the heap's own insert path fills pages (`heap_multi_insert` for a batch the
+    /// page path hands over, a single-row insert), the pages reserved for the page path go
+    /// to the free space map, where the heap finds them in order, as it finds the pages
+    /// `extend` adds; the heap would extend past them otherwise. (16+: nothing to do.)
+    pub fn before_heap_insert(&mut self, rel: pg_sys::Relation) {
+        #[cfg(feature = "pg15")]
+        // SAFETY: `rel` is the open relation of this load (`Buffer::flush` passes its result
+        // relation), on the backend thread, with no buffer content lock held.
+        unsafe {
+            self.release_reserved(rel)
+        };
+        #[cfg(not(feature = "pg15"))]
+        let _ = rel;
+    }
+
+    /// 15: the reserved pages not used into the free space map (as `RelationAddExtraBlocks`
+    /// enters the pages it adds).
+    ///
+    /// # Safety
+    /// `rel` is an open heap relation; on the backend thread, with no buffer content lock held.
+    #[cfg(feature = "pg15")]
+    unsafe fn release_reserved(&mut self, rel: pg_sys::Relation) {
+        let (next, last) = self.reserved;
+        if next == INVALID_BLOCK {
+            return;
+        }
+        self.reserved = (INVALID_BLOCK, INVALID_BLOCK);
+        // SAFETY: `next..=last` are blocks of `rel` that `reserve` added (below the fork's
+        // end); `rel` is valid as the # Safety section requires.
+        unsafe {
+            for blk in next..=last {
+                pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);
+            }
+            pg_sys::FreeSpaceMapVacuumRange(rel, next, last + 1);
+        }
+    }
+
+    /// 15, the page path, before it asks `RelationGetBufferForTuple` for a page for a tuple of
+    /// `len` bytes. 15's heap extends a table by one page at a time (`P_NEW`: one zero-filled
+    /// write and a file-size lookup per page, 16+ extends by many). With `auto` the page path
+    /// takes the pages it needs from a range added ahead instead (`reserve`, up to
+    /// `extend_pages` at a time, as many as `pages_left` says the rest of the batch needs),
+    /// at exactly the point where the heap would extend, and so gets the same page: the
+    /// heap's own steps before that are taken here, with its arguments: the page it inserted
+    /// into last (the bulk-insert state's) is used while the tuple fits there, under the
+    /// fillfactor (`targetFreeSpace` as hio.c computes it); otherwise its free space is
+    /// recorded and the free space map asked for another page, as `RecordAndGetPageWithFreeSpace`
+    /// is asked in the heap's loop. The page the map gives, else the next reserved one, becomes
+    /// the bulk-insert state's page, where `RelationGetBufferForTuple` then starts (a reserved
+    /// page is new: it initializes it, as after `P_NEW`). The reserved pages are in no free
+    /// space map until the load ends (then `finish` enters those left), so no other session
+    /// takes them, and the map's answers are the ones COPY gets.
+    ///
+    /// # Safety
+    /// `rel` is an open heap relation this backend holds RowExclusiveLock on and `bistate` its
+    /// live bulk-insert state; on the backend thread, with no buffer content lock held.
+    #[cfg(feature = "pg15")]
+    pub unsafe fn before_page(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        len: usize,
+        pages_left: impl FnOnce() -> usize,
+    ) {
+        if self.strategy != ExtendStrategy::Auto {
+            return;
+        }
+        // hio.c: MaxHeapTupleSize, MaxHeapTuplesPerPage and its "nearly empty" page
+        const MAX_TUPLE: usize = BLCKSZ - 32;
+        const MAX_TUPLES: usize = (BLCKSZ - PAGE_HEADER) / (24 + 4);
+        const NEARLY_EMPTY: usize = MAX_TUPLE - MAX_TUPLES / 8 * 4;
+        let len = len.next_multiple_of(8);
+        if len > MAX_TUPLE {
+            return; // the heap's ERROR
+        }
+        let target = if len + self.save > NEARLY_EMPTY {
+            len.max(NEARLY_EMPTY)
+        } else {
+            len + self.save
+        };
+        // SAFETY: as the # Safety section requires; the mirror has the C layout (asserted
+        // above). A `current_buf` other than InvalidBuffer (0) is pinned by the bulk-insert
+        // state, so its page may be read under a share lock; the pin is handed back with
+        // `ReleaseBuffer` when another buffer takes its place, as `ReadBufferBI` does.
+        unsafe {
+            let b = bistate as *mut BulkInsertStateMirror;
+            let current = (*b).current_buf;
+            if current == 0 {
+                return; // the load's first page: the heap's own search
+            }
+            pg_sys::LockBuffer(current, pg_sys::BUFFER_LOCK_SHARE as i32);
+            let free = pg_sys::PageGetHeapFreeSpace(pg_sys::BufferGetPage(current));
+            pg_sys::LockBuffer(current, pg_sys::BUFFER_LOCK_UNLOCK as i32);
+            if target <= free {
+                return; // the heap fills its page further
+            }
+            let page = pg_sys::BufferGetBlockNumber(current);
+            let mut next =
+                pg_sys::RecordAndGetPageWithFreeSpace(rel, page, free, target as pg_sys::Size);
+            if next == INVALID_BLOCK {
+                // where the heap would extend: the next reserved page
+                if self.reserved.0 == INVALID_BLOCK {
+                    let n = (pages_left() as u32).clamp(1, self.cap);
+                    let first = self.add_pages(rel, bistate, n);
+                    self.reserved = (first, first + n - 1);
+                }
+                let (first, last) = self.reserved;
+                next = first;
+                self.reserved = if first == last {
+                    (INVALID_BLOCK, INVALID_BLOCK)
+                } else {
+                    (first + 1, last)
+                };
+            }
+            pg_sys::ReleaseBuffer(current);
+            (*b).current_buf = pg_sys::ReadBufferExtended(
+                rel,
+                pg_sys::ForkNumber::MAIN_FORKNUM,
+                next,
+                pg_sys::ReadBufferMode::RBM_NORMAL,
+                (*b).strategy,
+            );
+        }
     }
 
     /// New pages the insert path will use before it would extend by itself.
@@ -345,12 +490,8 @@ impl Extender {
         }
     }
 
-    /// 15: the step's pages, one zero-filled write each (as `P_NEW` writes them), under the
-    /// extension lock. Unlike `P_NEW`, which asks the kernel for the file size before every
-    /// page (an `lseek`; 15 caches it only in recovery), the size is asked once per step: under
-    /// the lock nobody else extends. Each page is then put in a buffer without a read
-    /// (`RBM_ZERO_AND_LOCK`, the page is all zeros on disk too) and entered into the free space
-    /// map, where the insert path finds it.
+    /// 15: `n` pages handed to the insert path through the free space map, where it finds
+    /// them (as 15's own `RelationAddExtraBlocks` hands over the pages it adds).
     ///
     /// # Safety
     /// As for the 16+ `extend`: `rel` is an open heap relation this backend holds at least
@@ -363,13 +504,50 @@ impl Extender {
         bistate: pg_sys::BulkInsertState,
         n: u32,
     ) -> u32 {
+        // SAFETY: as the # Safety section requires; `first..first + n` are blocks `add_pages`
+        // has just added to `rel`.
+        unsafe {
+            let first = self.add_pages(rel, bistate, n);
+            for blk in first..first + n {
+                pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);
+            }
+            pg_sys::FreeSpaceMapVacuumRange(rel, first, first + n);
+            self.last_added = first + n - 1;
+            n
+        }
+    }
+
+    /// 15: adds `n` new pages at the fork's end, in runs of at most `RUN` pages under the
+    /// extension lock; returns the first. A run's pages get their buffers first, beyond the
+    /// fork's end, zeroed without a read and locked (`RBM_ZERO_AND_LOCK`): nobody else can see
+    /// them yet. Then one zero-filled write of the run's last page extends the fork over all
+    /// of them (md.c: writing beyond the end leaves the pages before it reading as zeros, as a
+    /// new page is); `P_NEW` instead writes every page, and asks the kernel for the file size
+    /// before each (an `lseek`; 15 caches it only in recovery). The buffers are then released,
+    /// valid and empty. A run stays inside one segment file (md.c takes a segment shorter than
+    /// a whole one for the fork's last).
+    ///
+    /// # Safety
+    /// As for `extend`.
+    #[cfg(feature = "pg15")]
+    unsafe fn add_pages(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        n: u32,
+    ) -> pg_sys::BlockNumber {
+        /// Buffers one run holds locked (15 allows a backend 200 LWLocks at once).
+        const RUN: u32 = 64;
         // SAFETY: `rel` and `bistate` are valid as the # Safety section requires, the mirror has
         // the C layout (asserted above). `relname` is a NUL-terminated NameData in the relcache
-        // entry. `zero_page` is BLCKSZ bytes, what `smgrextend` reads (it does not write
-        // through the pointer). Every block written is below the new end of the fork, so
-        // `ReadBufferExtended` finds it; the buffer it returns pinned and locked is released
-        // before the next. The extension lock is released before returning (on ERROR, by the
-        // abort).
+        // entry. Under the extension lock nobody else extends the fork, so the run's blocks
+        // (at and beyond its end) are in no buffer of anyone's and no one reads them before
+        // `smgrextend` has made them part of the fork; `ReadBufferExtended` in
+        // `RBM_ZERO_AND_LOCK` mode neither reads nor checks the fork's size, and returns each
+        // buffer pinned and locked; each is released once, after the write. `zero_page` is
+        // BLCKSZ bytes, what `smgrextend` reads (it does not write through the pointer). The
+        // extension lock is released before returning (on ERROR, by the abort, which also
+        // releases the buffers).
         unsafe {
             let b = bistate as *mut BulkInsertStateMirror;
             let main = pg_sys::ForkNumber::MAIN_FORKNUM;
@@ -389,29 +567,31 @@ impl Extender {
                 );
             }
             let zeros = self.zero_page.as_mut_ptr() as *mut std::ffi::c_char;
-            for blk in first..first + n {
-                pg_sys::smgrextend(relation_smgr(rel), main, blk, zeros, false);
-                let buf = pg_sys::ReadBufferExtended(
-                    rel,
-                    main,
-                    blk,
-                    pg_sys::ReadBufferMode::RBM_ZERO_AND_LOCK,
-                    (*b).strategy,
-                );
-                // A page another session already took (15's insert path tries the last page
-                // of a table when the free space map knows none) stays out of the map.
-                let fresh = pg_sys::PageIsNew(pg_sys::BufferGetPage(buf));
-                pg_sys::UnlockReleaseBuffer(buf);
-                if fresh {
-                    pg_sys::RecordPageWithFreeSpace(rel, blk, BLCKSZ - PAGE_HEADER);
+            let mut buffers = Vec::with_capacity(RUN as usize);
+            let mut next = first;
+            while next < first + n {
+                let seg_left = pg_sys::RELSEG_SIZE - next % pg_sys::RELSEG_SIZE;
+                let run = (first + n - next).min(RUN).min(seg_left);
+                buffers.clear();
+                for blk in next..next + run {
+                    buffers.push(pg_sys::ReadBufferExtended(
+                        rel,
+                        main,
+                        blk,
+                        pg_sys::ReadBufferMode::RBM_ZERO_AND_LOCK,
+                        (*b).strategy,
+                    ));
+                }
+                pg_sys::smgrextend(relation_smgr(rel), main, next + run - 1, zeros, false);
+                for &buf in &buffers {
+                    pg_sys::UnlockReleaseBuffer(buf);
                 }
                 self.extend_calls += 1;
+                next += run;
             }
             pg_sys::UnlockRelationForExtension(rel, lock);
-            pg_sys::FreeSpaceMapVacuumRange(rel, first, first + n);
             self.pages_extended += n as u64;
-            self.last_added = first + n - 1;
-            n
+            first
         }
     }
 }

@@ -215,6 +215,7 @@ impl Buffer {
             let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
             if self.single {
                 // one row, as COPY's single-row mode inserts it
+                self.extender.before_heap_insert(self.rel);
                 pg_sys::table_tuple_insert(
                     self.rel,
                     self.slots[0],
@@ -227,8 +228,14 @@ impl Buffer {
                     // the tuples were formed by `store_fast` into the batch memory
                     Some(p) => {
                         let slots = (!self.slotless).then(|| &self.slots[..self.used]);
-                        match p.insert(self.rel, slots, batch.cid, target.ti_options, self.bistate)
-                        {
+                        match p.insert(
+                            self.rel,
+                            slots,
+                            batch.cid,
+                            target.ti_options,
+                            self.bistate,
+                            &mut self.extender,
+                        ) {
                             Ok(()) => self.used,
                             Err(done) => done,
                         }
@@ -236,6 +243,7 @@ impl Buffer {
                     None => 0,
                 };
                 if done < self.used {
+                    self.extender.before_heap_insert(self.rel);
                     self.multi_insert_rest(done, batch, target);
                 }
             }

@@ -47,6 +47,7 @@ use super::heap_layout::{
 };
 use super::page_wal::{XLH_INSERT_ALL_FROZEN_SET, XLH_INSERT_LAST_IN_MULTI};
 use crate::compat;
+use crate::extend::Extender;
 use crate::guc;
 use pgrx::pg_sys;
 use std::ffi::c_int;
@@ -383,7 +384,10 @@ impl Pages {
         cid: pg_sys::CommandId,
         options: c_int,
         bistate: pg_sys::BulkInsertState,
+        extender: &mut Extender,
     ) -> Result<(), usize> {
+        #[cfg(not(feature = "pg15"))]
+        let _ = &extender;
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
         let uniform = self.uniform.count > 0;
         // SAFETY: as the function's contract.
@@ -415,6 +419,9 @@ impl Pages {
             // SAFETY: as the function's contract; the first remaining tuple is valid.
             let buffer = unsafe {
                 let len = self.len_of(ndone);
+                // 15: the page the heap would extend by, from a range added ahead
+                #[cfg(feature = "pg15")]
+                extender.before_page(rel, bistate, len, || self.pages_needed(ndone));
                 buffer_for(rel, len, options, bistate, &raw mut vmbuffer, pages_left)
             };
             // SAFETY: `buffer` is pinned and exclusively locked, with room for the first
@@ -549,7 +556,6 @@ impl Pages {
     }
 
     /// `heap_multi_insert_pages`: pages the tuples from `done` on take at worst.
-    #[cfg(not(feature = "pg15"))]
     fn pages_needed(&self, done: usize) -> usize {
         let page = BLCKSZ - PAGE_HEADER - self.save_free_space;
         let (mut npages, mut avail) = (1, page);
