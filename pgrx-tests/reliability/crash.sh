@@ -78,6 +78,8 @@ if [ -n "$quick" ]; then
 else
   for mode in kill-9 immediate; do
     crash "$mode" "SET fastcopy.extend_strategy = server" "SELECT fastcopy.load('cr', '$data')" "server"
+    # the default (on 15: pages added ahead for the page path, kept out of the free space map)
+    crash "$mode" "SET fastcopy.extend_strategy = auto" "SELECT fastcopy.load('cr', '$data')" "auto"
     for s in fixed sticky; do
       for meth in $methods; do
         crash "$mode" "SET fastcopy.extend_strategy = $s; SET fastcopy.extend_method = $meth" \
