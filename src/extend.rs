@@ -307,8 +307,29 @@ impl Extender {
     /// # Safety
     /// `rel` is an open heap relation this backend holds RowExclusiveLock on and `bistate` its
     /// live bulk-insert state; on the backend thread, with no buffer content lock held.
-    #[cfg(feature = "pg15")]
     pub unsafe fn before_page(
+        &mut self,
+        rel: pg_sys::Relation,
+        bistate: pg_sys::BulkInsertState,
+        len: usize,
+        pages_left: impl FnOnce() -> usize,
+    ) {
+        // SAFETY: as the # Safety section requires.
+        #[cfg(feature = "pg15")]
+        unsafe {
+            self.page_from_range(rel, bistate, len, pages_left)
+        };
+        // 16+: the heap extends by the pages the batch needs itself
+        #[cfg(not(feature = "pg15"))]
+        let _ = (rel, bistate, len, pages_left);
+    }
+
+    /// 15: [`before_page`](Self::before_page).
+    ///
+    /// # Safety
+    /// As for `before_page`.
+    #[cfg(feature = "pg15")]
+    unsafe fn page_from_range(
         &mut self,
         rel: pg_sys::Relation,
         bistate: pg_sys::BulkInsertState,
@@ -318,11 +339,11 @@ impl Extender {
         if self.strategy != ExtendStrategy::Auto {
             return;
         }
-        // hio.c: MaxHeapTupleSize, MaxHeapTuplesPerPage and its "nearly empty" page
-        const MAX_TUPLE: usize = BLCKSZ - 32;
-        const MAX_TUPLES: usize = (BLCKSZ - PAGE_HEADER) / (24 + 4);
-        const NEARLY_EMPTY: usize = MAX_TUPLE - MAX_TUPLES / 8 * 4;
-        let len = len.next_multiple_of(8);
+        use crate::load::heap_layout::{LINE_POINTER, MAX_TUPLES_PER_PAGE, maxalign};
+        // hio.c: MaxHeapTupleSize and its "nearly empty" page
+        const MAX_TUPLE: usize = BLCKSZ - maxalign(PAGE_HEADER + LINE_POINTER);
+        const NEARLY_EMPTY: usize = MAX_TUPLE - MAX_TUPLES_PER_PAGE / 8 * LINE_POINTER;
+        let len = maxalign(len);
         if len > MAX_TUPLE {
             return; // the heap's ERROR
         }

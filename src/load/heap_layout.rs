@@ -8,16 +8,16 @@ use std::mem::{offset_of, size_of};
 pub(super) const BLCKSZ: usize = pg_sys::BLCKSZ as usize;
 pub(super) const MAXALIGN: usize = 8;
 /// `MAXALIGN`.
-pub(super) const fn maxalign(n: usize) -> usize {
+pub(crate) const fn maxalign(n: usize) -> usize {
     (n + MAXALIGN - 1) & !(MAXALIGN - 1)
 }
 /// `SizeOfPageHeaderData`.
 pub(super) const PAGE_HEADER: usize = offset_of!(pg_sys::PageHeaderData, pd_linp);
-pub(super) const LINE_POINTER: usize = size_of::<pg_sys::ItemIdData>();
+pub(crate) const LINE_POINTER: usize = size_of::<pg_sys::ItemIdData>();
 /// `SizeofHeapTupleHeader`: the fixed part of a tuple header, which the WAL record leaves out.
 pub(super) const TUPLE_HEADER: usize = offset_of!(pg_sys::HeapTupleHeaderData, t_bits);
 /// `MaxHeapTuplesPerPage`.
-pub(super) const MAX_TUPLES_PER_PAGE: usize =
+pub(crate) const MAX_TUPLES_PER_PAGE: usize =
     (BLCKSZ - PAGE_HEADER) / (maxalign(TUPLE_HEADER) + LINE_POINTER);
 /// `TOAST_TUPLE_THRESHOLD`: longer tuples go through the toaster (`heap_prepare_insert`).
 pub(super) const TOAST_THRESHOLD: usize =

@@ -41,7 +41,7 @@ mod common;
 pub(crate) mod convert;
 pub(crate) mod datum;
 mod filter;
-mod heap_layout;
+pub(crate) mod heap_layout;
 pub(crate) mod input;
 mod loader;
 mod page_wal;

@@ -386,8 +386,6 @@ impl Pages {
         bistate: pg_sys::BulkInsertState,
         extender: &mut Extender,
     ) -> Result<(), usize> {
-        #[cfg(not(feature = "pg15"))]
-        let _ = &extender;
         let frozen = options & pg_sys::HEAP_INSERT_FROZEN as c_int != 0;
         let uniform = self.uniform.count > 0;
         // SAFETY: as the function's contract.
@@ -420,7 +418,6 @@ impl Pages {
             let buffer = unsafe {
                 let len = self.len_of(ndone);
                 // 15: the page the heap would extend by, from a range added ahead
-                #[cfg(feature = "pg15")]
                 extender.before_page(rel, bistate, len, || self.pages_needed(ndone));
                 buffer_for(rel, len, options, bistate, &raw mut vmbuffer, pages_left)
             };
