@@ -18,7 +18,8 @@ test-reliability:
 	scripts/reliability.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
 
 ## clippy on every major (every unsafe block documented: clippy::undocumented_unsafe_blocks
-## is denied in src/lib.rs) and rustfmt; make test runs the pg17 clippy
+## is denied in src/lib.rs) and rustfmt; make test builds the last major it tests through
+## clippy-driver (the same lints, that major only)
 lint: setup
 	for m in 15 16 17 18; do cargo clippy -p fastcopy --no-default-features --features pg$$m -- -D clippy::undocumented_unsafe_blocks || exit 1; done
 	cargo fmt --all -- --check

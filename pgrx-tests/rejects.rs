@@ -530,9 +530,10 @@ fn rejects_keep_each_value_set_null_made_null() {
             }
         }
     }
-    want.push(format!(
+    want.push(
         "4|skipped|d|4|nope|23502|null value in column \"d\" of relation \"fc_rn\" violates not-null constraint"
-    ));
+            .to_string(),
+    );
     let got = Spi::get_one::<String>(
         "SELECT string_agg(line || '|' || action || '|' || column_name || '|' || attnum || '|'
                            || convert_from(raw_field, 'UTF8') || '|' || sqlstate || '|' || message,

@@ -138,6 +138,8 @@ fn bench_int_parser(
     let per = rounds.div_ceil(REPS).max(1);
     let mut ns = [[0f64; REPS]; 3];
     let mut sums = [0i64; 3];
+    // (`rep` picks the order and indexes three arrays)
+    #[allow(clippy::needless_range_loop)]
     for rep in 0..REPS {
         for k in 0..3 {
             let i = (rep + k) % 3;

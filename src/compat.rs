@@ -371,6 +371,8 @@ pub fn encoding_name(id: std::ffi::c_int) -> String {
 /// Runs `f` in a subtransaction: committed into the caller's transaction when `f` returns,
 /// rolled back when it raises an ERROR, which is returned. Memory context and resource owner
 /// are the caller's again afterwards, as in PL/pgSQL's exception blocks.
+// (pgrx's error as it comes, on the path of a refused row only)
+#[allow(clippy::result_large_err)]
 pub fn in_subtransaction<T>(
     f: impl FnOnce() -> T + std::panic::UnwindSafe,
 ) -> Result<T, pgrx::pg_sys::panic::CaughtError> {
