@@ -559,7 +559,8 @@ fn load_error_context_names_line_and_column() {
 /// The reader converts dates, timestamps, timestamptz and numerics in one spelling only, whose
 /// meaning does not depend on the session; under other DateStyles and TimeZones the tables
 /// after fastcopy and after COPY are still the same (the other spellings in the file are the
-/// server's, under the session's settings, on both sides).
+/// server's, under the session's settings, on both sides). bytea (hex) goes the same ways:
+/// text, binary, and on the backend with a default column.
 #[pg_test]
 fn load_typed_values_match_copy_under_other_datestyles_and_timezones() {
     for (file, defs) in [
@@ -571,6 +572,7 @@ fn load_typed_values_match_copy_under_other_datestyles_and_timezones() {
             "typed_fixed.txt",
             "id int, f8 float8, f4 real, b bool, u uuid, tz timestamptz",
         ),
+        ("typed_bytea.txt", "id int, b bytea, note text"),
     ] {
         typed_values_match_copy(file, defs);
     }

@@ -1,4 +1,4 @@
-// The reader's typed conversions (fastcopy_core::float, uuid, boolean, datetime, numeric)
+// The reader's typed conversions (fastcopy_core::float, uuid, boolean, datetime, numeric, bytea)
 // against the server's own input functions, the oracle: for a generated corpus per type
 // (random and edge values, valid and not), every value the core takes must be one the server
 // takes, stored with the same bytes (compared through the type's send function); every other
@@ -436,6 +436,54 @@ fn numeric_fast_path_matches_numeric_in() {
         let min = if typmod == Some((5, 5)) { 100 } else { 300 };
         assert_typed(&ty, "numeric_send", &v, &core, min);
     }
+}
+
+/// bytea in the hex format: every length from none to 300 bytes and one of 100 kB, digits of
+/// either case, and what `byteain` reads otherwise or refuses: whitespace between and around
+/// the pairs, an odd count, a byte that is no digit, `\X`, the escape format.
+#[pg_test]
+fn bytea_fast_path_matches_byteain() {
+    let mut g = Gen(29);
+    let mut v: Vec<String> = [
+        "\\x", "\\X00", "\\x0", "\\x 00", "\\x00 ", " \\x00", "\\x0 0", "\\x00\n01", "\\x0g",
+        "\\xg0", "abc", "\\000", "\\\\", "\\x\\x", "\\x00é", "x00", "",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    let digits = |g: &mut Gen, n: usize| -> String {
+        (0..2 * n)
+            .map(|_| {
+                let d = g.below(16) as u32;
+                let c = char::from_digit(d, 16).unwrap();
+                if g.below(3) == 0 { c.to_ascii_uppercase() } else { c }
+            })
+            .collect()
+    };
+    for n in 0..=300 {
+        v.push(format!("\\x{}", digits(&mut g, n)));
+    }
+    v.push(format!("\\x{}", digits(&mut g, 100_000)));
+    for _ in 0..600 {
+        let n = g.below(40) as usize;
+        let mut s = format!("\\x{}", digits(&mut g, n));
+        // one in two broken or spelled otherwise
+        let at = 2 + g.below(s.len() as u64 - 1) as usize;
+        match g.below(8) {
+            0 => s.insert(at, ' '),
+            1 => s.insert(at, '\t'),
+            2 => s.insert(at, g.pick(&["g", "G", "/", ":", "@", "`", "-", "x"]).chars().next().unwrap()),
+            3 => {
+                s.pop();
+            }
+            _ => {}
+        }
+        v.push(s);
+    }
+    let core = |b: &[u8]| fastcopy_core::bytea::parse_bytea(b).map(|x| hex(&x));
+    // (the hex format without whitespace; the escape format is the server's)
+    let plain = |s: &str| s.starts_with("\\x") && !s.contains([' ', '\t', '\n']);
+    assert_typed_all("bytea", "byteasend", &v, &core, 500, &plain);
 }
 
 /// Binary numerics: `numeric_from_binary` (the binary loader's fast path) against the

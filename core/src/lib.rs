@@ -7,6 +7,7 @@
 //! - [`int`]: integer text input with the grammars of PostgreSQL 15 and 16+.
 //! - [`decode`]: the [`decode::Decoder`] trait every data format implements.
 //! - [`binary`]: the COPY binary format's decoder.
+//! - [`bytea`]: `bytea` values in the hex format without whitespace, as `byteain` stores them.
 //! - [`boolean`]: `bool` values in every spelling `boolin` takes without whitespace.
 //! - [`datetime`]: `date`, `timestamp` and `timestamptz` in the ISO spelling pg_dump writes.
 //! - [`float`]: `float4` and `float8` in plain decimal and exponent spellings, bit for bit.
@@ -23,6 +24,7 @@
 
 pub mod binary;
 pub mod boolean;
+pub mod bytea;
 pub mod chunks;
 pub mod copyin;
 pub mod datetime;

@@ -28,12 +28,12 @@
 //! marker, an integer that did not convert, or a tuple longer than the plan's `max_len` (the
 //! server would compress or move values out of line) leaves the row to the loader.
 //!
-//! `date`, `timestamp`, `timestamptz`, `numeric`, `float4`, `float8`, `bool` and `uuid`
-//! values are converted on the way, when they are written as [`crate::datetime`],
-//! [`crate::numeric`], [`crate::float`], [`crate::boolean`] and [`crate::uuid`] read them
-//! (else the row is the loader's, whose input function reads them): dates and timestamps
-//! stored as integers, a numeric as a varlena like a text value, the others as their fixed
-//! number of bytes ([`Fixed`]).
+//! `date`, `timestamp`, `timestamptz`, `numeric`, `float4`, `float8`, `bool`, `uuid` and
+//! `bytea` values are converted on the way, when they are written as [`crate::datetime`],
+//! [`crate::numeric`], [`crate::float`], [`crate::boolean`], [`crate::uuid`] and
+//! [`crate::bytea`] read them (else the row is the loader's, whose input function reads them):
+//! dates and timestamps stored as integers, a numeric or a bytea as a varlena like a text
+//! value, the others as their fixed number of bytes ([`Fixed`]).
 //!
 //! With a [`NullHeader`], a NULL in a column that allows it is formed too: the row's header
 //! grows the null bitmap, and the value takes no room.
@@ -43,13 +43,14 @@
 //! converted them; text as it is when it is valid UTF-8 without NUL (the session and the
 //! database in UTF-8, checked by the extension); a date or timestamp finite in its type's
 //! range or infinite; float4/float8/uuid as their bytes, a bool as `boolrecv` (any non-zero
-//! byte is true); a numeric without a typmod as [`crate::numeric::numeric_from_binary`].
+//! byte is true); a numeric without a typmod as [`crate::numeric::numeric_from_binary`]; a
+//! bytea's bytes as they are (`bytearecv`).
 
 use crate::datetime;
 pub use crate::datetime::Zone;
 use crate::field::Field;
 use crate::numeric::{self, Typmod};
-use crate::{boolean, float, uuid};
+use crate::{boolean, bytea, float, uuid};
 
 /// How a text column takes a row's value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -101,6 +102,9 @@ pub enum Piece {
         typmod: Option<Typmod>,
         align: usize,
     },
+    /// A `bytea` in the hex format ([`crate::bytea`]), or in the binary format its bytes as
+    /// they are, as a varlena.
+    Bytea { field: usize, align: usize },
 }
 
 /// The fixed-width types [`Piece::Fixed`] converts, and their stored bytes (those of a
@@ -211,7 +215,8 @@ impl VaryingPlan {
             | Piece::Date { field, align }
             | Piece::Timestamp { field, align, .. }
             | Piece::Fixed { field, align, .. }
-            | Piece::Numeric { field, align, .. } => field < nfields && aligned(align),
+            | Piece::Numeric { field, align, .. }
+            | Piece::Bytea { field, align } => field < nfields && aligned(align),
         };
         let ok = head.len().is_multiple_of(8)
             && tuple_at <= head.len()
@@ -416,6 +421,30 @@ impl VaryingPlan {
                     varlena_header(out, data, len, align);
                     out.extend_from_slice(&body[..len]);
                 }
+                Piece::Bytea { field: f, align } => {
+                    let v = match field(f) {
+                        Field::Value(v) => v,
+                        Field::Null if has_null => continue,
+                        _ => return None,
+                    };
+                    // (bytearecv stores the bytes sent as they are)
+                    let len = if self.binary {
+                        v.len()
+                    } else {
+                        bytea::hex_len(v)?
+                    };
+                    if len > self.max_len {
+                        return None;
+                    }
+                    varlena_header(out, data, len, align);
+                    if self.binary {
+                        out.extend_from_slice(v);
+                    } else {
+                        let at = out.len();
+                        out.resize(at + len, 0);
+                        bytea::decode_hex(v, &mut out[at..])?;
+                    }
+                }
             }
             if out.len() > limit {
                 return None;
@@ -449,7 +478,10 @@ impl VaryingPlan {
         for (i, piece) in self.pieces.iter().enumerate() {
             if field(piece.field()) != Field::Null {
                 byte |= 1 << (i % 8);
-                varwidth |= matches!(piece, Piece::Text { .. } | Piece::Numeric { .. });
+                varwidth |= matches!(
+                    piece,
+                    Piece::Text { .. } | Piece::Numeric { .. } | Piece::Bytea { .. }
+                );
             }
             if i % 8 == 7 || i + 1 == self.pieces.len() {
                 out.push(byte);
@@ -478,7 +510,8 @@ impl Piece {
             | Piece::Date { field, .. }
             | Piece::Timestamp { field, .. }
             | Piece::Fixed { field, .. }
-            | Piece::Numeric { field, .. } => field,
+            | Piece::Numeric { field, .. }
+            | Piece::Bytea { field, .. } => field,
         }
     }
 }
@@ -997,6 +1030,63 @@ mod tests {
                 .with_binary()
                 .is_none()
         );
+    }
+
+    /// bytea in the hex format: a short value behind a one-byte header, a long one (over 126
+    /// bytes) behind a 4-byte header at its column's alignment, the same tuple from the
+    /// binary format's bytes; other spellings, and a value past `max_len`, are the loader's.
+    #[test]
+    fn bytea_hex_values_are_decoded() {
+        let pieces = vec![
+            Piece::Bytea { field: 0, align: 4 },
+            Piece::Int {
+                field: 1,
+                width: 2,
+                align: 2,
+            },
+            Piece::Bytea { field: 2, align: 4 },
+        ];
+        let p = plan(pieces.clone(), 2032);
+        let long: Vec<u8> = (0..200u32).map(|i| (i * 7) as u8).collect();
+        let long_hex: String = long.iter().map(|b| format!("{b:02X}")).collect();
+        let long_hex = format!("\\x{long_hex}");
+        let vals: [Option<&[u8]>; 3] = [
+            Some(b"\\xdeadBEEF00"),
+            Some(b"3"),
+            Some(long_hex.as_bytes()),
+        ];
+        let ints = [None, Some(3), None];
+        let t = form(&p, &ints, &vals).unwrap();
+        let mut data = vec![6 << 1 | 1, 0xde, 0xad, 0xbe, 0xef, 0]; // 0..6
+        data.extend_from_slice(&3i16.to_le_bytes()); // 6..8
+        data.extend_from_slice(&((204u32) << 2).to_ne_bytes()); // 8..12
+        data.extend_from_slice(&long);
+        assert_eq!(t, chunk(&data));
+        // binary: the bytes as they are
+        let bin = VaryingPlan::new(t[..16].to_vec(), 8, vec![(0, 0), (8, 2)], pieces, 2032, 5)
+            .unwrap()
+            .with_binary()
+            .unwrap();
+        let bv: [&[u8]; 3] = [&[0xde, 0xad, 0xbe, 0xef, 0], b"3", &long];
+        let mut b = vec![0x55; 8];
+        assert!(bin.form(&ints, |f| Field::Value(bv[f]), &mut b).is_some());
+        let mut a = vec![0x55; 8];
+        a.extend_from_slice(&t);
+        assert_eq!(a, b);
+        for v in [
+            &b"\\xdead BEEF"[..],
+            b"\\xdea",
+            b"\\xdeag",
+            b"abc",
+            b"\\Xdead",
+        ] {
+            let mut bad = vals;
+            bad[0] = Some(v);
+            assert!(form(&p, &ints, &bad).is_none(), "{v:?}");
+        }
+        let small = plan(vec![Piece::Bytea { field: 0, align: 4 }], 100);
+        assert!(form(&small, &[None], &[Some(long_hex.as_bytes())]).is_none());
+        assert!(form(&small, &[None], &[Some(b"\\x00")]).is_some());
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Datums made without the server's functions, for the values whose bytes say all: text,
 //! varchar and char values copied into a varlena ([`Chars`]), and the values of the types the
-//! core reads ([`typed_for`], [`typed_datum`]: dates, timestamps, floats, bool, uuid, numeric),
+//! core reads ([`typed_for`], [`typed_datum`]: dates, timestamps, floats, bool, uuid, numeric,
+//! bytea in the hex format),
 //! for the text converters (`convert.rs`) and the binary ones (`receive.rs`) alike; the
 //! session's time zone as the core reads it ([`session_zone`]).
 
@@ -90,14 +91,15 @@ pub(super) fn typed_for(typid: pg_sys::Oid, typmod: i32) -> Option<Typed> {
         pg_sys::BOOLOID => Typed::Fixed(Fixed::Bool),
         pg_sys::UUIDOID => Typed::Fixed(Fixed::Uuid),
         pg_sys::NUMERICOID => Typed::Numeric(numeric_typmod(typmod)?),
+        pg_sys::BYTEAOID => Typed::Bytea,
         _ => return None,
     })
 }
 
 /// The Datum of `b` for a column of a type the core reads, where it reads this spelling (else
-/// `None`: the input function): by-value types as their Datum, uuid and numeric values in
-/// memory from `alloc` (a 16-byte uuid; a numeric varlena with a 4-byte header, as
-/// `numeric_in` returns it).
+/// `None`: the input function): by-value types as their Datum, uuid, numeric and bytea values
+/// in memory from `alloc` (a 16-byte uuid; a numeric or bytea varlena with a 4-byte header, as
+/// `numeric_in` and `byteain` return them).
 ///
 /// # Safety
 /// `alloc(n)` returns n writable bytes, MAXALIGNed, that live as long as the Datum is used.
@@ -107,7 +109,7 @@ pub(super) unsafe fn typed_datum(
     b: &[u8],
     alloc: impl FnOnce(usize) -> *mut u8,
 ) -> Option<pg_sys::Datum> {
-    use fastcopy_core::{boolean, datetime, float, numeric, uuid};
+    use fastcopy_core::{boolean, bytea, datetime, float, numeric, uuid};
     Some(match kind {
         Typed::Date => pg_sys::Datum::from(datetime::parse_date(b)?),
         Typed::Timestamp => pg_sys::Datum::from(datetime::parse_timestamp(b)?),
@@ -127,6 +129,25 @@ pub(super) unsafe fn typed_datum(
             let n = numeric::parse_numeric(b, typmod, &mut body)?;
             // SAFETY: `alloc` as this function's contract.
             unsafe { varlena_datum(&body[..n], alloc) }
+        }
+        Typed::Bytea => {
+            let size = pg_sys::VARHDRSZ + bytea::hex_len(b)?;
+            if size > MAX_VARLENA {
+                return None; // (byteain's palloc fails there)
+            }
+            // SAFETY: `alloc` gives `size` writable bytes, MAXALIGNed (this function's
+            // contract); the header word is SET_VARSIZE (little-endian: the size shifted left
+            // by 2), the decoded bytes fill the rest, or the chunk is left unused.
+            unsafe {
+                let p = alloc(size);
+                (p as *mut u32).write((size as u32) << 2);
+                let body = std::slice::from_raw_parts_mut(
+                    p.add(pg_sys::VARHDRSZ),
+                    size - pg_sys::VARHDRSZ,
+                );
+                bytea::decode_hex(b, body)?;
+                pg_sys::Datum::from(p)
+            }
         }
     })
 }

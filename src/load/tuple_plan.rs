@@ -42,6 +42,8 @@ pub enum Typed {
     /// With the column's typmod, if it has one the core takes (scale between 0 and the
     /// precision).
     Numeric(Option<Typmod>),
+    /// bytea: the hex format (text), the bytes as they are (binary).
+    Bytea,
 }
 
 /// Values of the typed columns in [`Former::varying_plan`]'s check (the server's input
@@ -178,6 +180,16 @@ fn sample_row(
                     })
                     .map(|v| v.as_bytes().to_vec());
                 texts[field].as_ref()?;
+            }
+            Piece::Bytea { field, .. } => {
+                // `len` bytes in hex, upper and lower case digits
+                let hex: String = (0..len)
+                    .map(|j| match (i + j + round) % 3 {
+                        0 => format!("{:02x}", (j * 37 + i) as u8),
+                        _ => format!("{:02X}", (j * 91 + round) as u8),
+                    })
+                    .collect();
+                texts[field] = Some(format!("\\x{hex}").into_bytes());
             }
         }
     }
@@ -546,6 +558,7 @@ impl Former {
                         typmod,
                         align,
                     },
+                    Typed::Bytea if packable => Piece::Bytea { field, align },
                     _ => return None,
                 },
                 _ => return None,
@@ -578,7 +591,8 @@ impl Former {
                 Piece::Date { field, .. }
                 | Piece::Timestamp { field, .. }
                 | Piece::Fixed { field, .. }
-                | Piece::Numeric { field, .. } => {
+                | Piece::Numeric { field, .. }
+                | Piece::Bytea { field, .. } => {
                     let (typid, typmod) = p.types[i];
                     input_datum(typid, typmod, texts[field].as_deref().unwrap_or_default())
                 }

@@ -3,7 +3,7 @@
 
 use super::{Eol, InputErrorKind, KIND_VALUE, Options, RawLine, Row, Scan, ScanState, Span};
 use super::{marker_eol, marker_kind, peek};
-use memchr::memchr3;
+use memchr::{memchr2, memchr3};
 
 /// Scans for the end of the line starting at `start`, resuming at `st.p`.
 ///
@@ -196,6 +196,12 @@ pub(crate) fn split_escaped(
         let mut found_delim = false;
         let end_ptr;
         loop {
+            // the bytes up to the next delimiter or backslash as they are (the delimiter is
+            // never a backslash: COPY refuses one)
+            let plain = memchr2(delim, b'\\', &line[cur..]).unwrap_or(len - cur);
+            out[w..w + plain].copy_from_slice(&line[cur..cur + plain]);
+            w += plain;
+            cur += plain;
             if cur >= len {
                 end_ptr = len;
                 break;
@@ -206,11 +212,6 @@ pub(crate) fn split_escaped(
                 end_ptr = cur - 1;
                 found_delim = true;
                 break;
-            }
-            if c != b'\\' {
-                out[w] = c;
-                w += 1;
-                continue;
             }
             if cur >= len {
                 // Trailing backslash: not part of the raw field, not output.
