@@ -124,8 +124,21 @@ impl Target {
                     Converter::Receive(r) => r.int_width(),
                     _ => None,
                 })
-                .collect();
-            return IntPlan::binary(fields).map(|p| self.with_tuples(p));
+                .collect::<Vec<_>>();
+            return match IntPlan::binary(fields.clone()) {
+                Some(plan) => Some(self.with_tuples(plan)),
+                // (without int fields, a plan when the reader forms the tuples: a table of
+                // uuids or bytea values, say)
+                None => {
+                    let plan = self.with_tuples(IntPlan {
+                        fields,
+                        grammar: SERVER_GRAMMAR,
+                        binary: true,
+                        tuple: None,
+                    });
+                    plan.tuple.is_some().then_some(plan)
+                }
+            };
         }
         let fields = self
             .cols
