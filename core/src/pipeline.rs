@@ -92,6 +92,9 @@ impl TuplePlan {
 
 /// Rows in a row that [`Decoder::next_int_row`] declines before a block stops trying it.
 const FUSED_DECLINES: u32 = 32;
+/// How many rows ahead [`RowBlock::convert`] asks for a row's fields (and twice that for the
+/// row itself): as the loader does on the backend.
+const CONVERT_AHEAD: usize = 8;
 
 pub struct RowBlock {
     rows: Vec<Row>,
@@ -455,12 +458,15 @@ impl RowBlock {
         // row was split would load 8 bytes across the splitter's pending stores (the row copy
         // and the NUL after the field), which the CPU cannot forward, and wait for them.
         if let Some(plan) = plan.filter(|_| self.width > 0) {
-            let rows = self.rows[..self.len].iter();
-            let ints = self.ints.chunks_exact_mut(self.width);
-            for (r, (row, out)) in rows.zip(ints).enumerate() {
+            for r in 0..self.len {
                 if self.formed[r] {
                     continue; // read in one pass
                 }
+                // the splitter wrote the rows on the other core, each in buffers of its own:
+                // their first reads would wait for that core's cache one row at a time
+                self.prefetch(r, CONVERT_AHEAD);
+                let row = &self.rows[r];
+                let out = &mut self.ints[r * self.width..(r + 1) * self.width];
                 convert_ints(row, plan, out);
                 if let Some(tp) = &plan.tuple
                     && let Some(v) = &tp.varying
