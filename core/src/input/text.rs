@@ -185,13 +185,12 @@ pub(crate) fn split_escaped(
     // NUL but the last takes a delimiter's place.
     let len = line.len();
     row.buf.clear();
-    row.buf.resize(len + 1, 0);
-    let out = row.buf.as_mut_slice();
-    let mut w = 0;
+    row.buf.reserve(len + 1);
+    let out = &mut row.buf;
     let mut cur = 0;
     loop {
         let start = cur;
-        let out_start = w;
+        let out_start = out.len();
         let mut saw_non_ascii = false;
         let mut found_delim = false;
         let end_ptr;
@@ -199,8 +198,7 @@ pub(crate) fn split_escaped(
             // the bytes up to the next delimiter or backslash as they are (the delimiter is
             // never a backslash: COPY refuses one)
             let plain = memchr2(delim, b'\\', &line[cur..]).unwrap_or(len - cur);
-            out[w..w + plain].copy_from_slice(&line[cur..cur + plain]);
-            w += plain;
+            out.extend_from_slice(&line[cur..cur + plain]);
             cur += plain;
             if cur >= len {
                 end_ptr = len;
@@ -220,7 +218,7 @@ pub(crate) fn split_escaped(
             }
             let c = line[cur];
             cur += 1;
-            out[w] = match c {
+            out.push(match c {
                 b'0'..=b'7' => {
                     let mut val = (c - b'0') as u32;
                     if cur < len && is_octal(line[cur]) {
@@ -255,23 +253,20 @@ pub(crate) fn split_escaped(
                 b't' => b'\t',
                 b'v' => 0x0b,
                 other => other,
-            };
-            w += 1;
+            });
         }
         let kind = marker_kind(&line[start..end_ptr], null, default, true);
         if kind == KIND_VALUE && saw_non_ascii {
-            opts.server_encoding.verify_field(&out[out_start..w])?;
+            opts.server_encoding.verify_field(&out[out_start..])?;
         }
-        out[w] = 0;
         row.spans.push(Span {
             start: out_start,
-            len: w - out_start,
+            len: out.len() - out_start,
             kind,
             quoted: false,
         });
-        w += 1;
+        out.push(0);
         if !found_delim {
-            row.buf.truncate(w);
             return Ok(());
         }
     }
