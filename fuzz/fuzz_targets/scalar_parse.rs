@@ -2,11 +2,13 @@
 //! accepted float is bit for bit what the C library's `strtod` / `strtof` (the server's
 //! `float8in` / `float4in`) read from the whole input, and not a value the server refuses
 //! (zero from non-zero digits, infinity); an accepted uuid holds the input's hex digits in
-//! order; an accepted bool is a spelling `boolin` takes.
+//! order; an accepted bool is a spelling `boolin` takes; an accepted bytea is the bytes its
+//! pairs of hex digits spell.
 
 #![no_main]
 
 use fastcopy_core::boolean::parse_bool;
+use fastcopy_core::bytea::parse_bytea;
 use fastcopy_core::float::{parse_float4, parse_float8};
 use fastcopy_core::uuid::parse_uuid;
 use libfuzzer_sys::fuzz_target;
@@ -56,5 +58,14 @@ fuzz_target!(|data: &[u8]| {
         let lower = data.to_ascii_lowercase();
         assert!(words.iter().any(|w| w.starts_with(&lower)), "{data:?}");
         assert_ne!(lower, b"o", "o alone is neither on nor off");
+    }
+    // (a bytea is `\x` and the bytes its pairs of digits spell, each pair read alone)
+    if let Some(bytes) = parse_bytea(data) {
+        let digits = &data[2..];
+        assert!(data.starts_with(b"\\x") && digits.len() == 2 * bytes.len(), "{data:?}");
+        for (pair, b) in digits.chunks(2).zip(&bytes) {
+            let pair = std::str::from_utf8(pair).expect("hex digits");
+            assert_eq!(u8::from_str_radix(pair, 16).ok(), Some(*b), "{data:?}");
+        }
     }
 });
