@@ -131,23 +131,12 @@ pub(super) unsafe fn typed_datum(
             unsafe { varlena_datum(&body[..n], alloc) }
         }
         Typed::Bytea => {
-            let size = pg_sys::VARHDRSZ + bytea::hex_len(b)?;
-            if size > MAX_VARLENA {
+            let len = bytea::hex_len(b)?;
+            if pg_sys::VARHDRSZ + len > MAX_VARLENA {
                 return None; // (byteain's palloc fails there)
             }
-            // SAFETY: `alloc` gives `size` writable bytes, MAXALIGNed (this function's
-            // contract); the header word is SET_VARSIZE (little-endian: the size shifted left
-            // by 2), the decoded bytes fill the rest, or the chunk is left unused.
-            unsafe {
-                let p = alloc(size);
-                (p as *mut u32).write((size as u32) << 2);
-                let body = std::slice::from_raw_parts_mut(
-                    p.add(pg_sys::VARHDRSZ),
-                    size - pg_sys::VARHDRSZ,
-                );
-                bytea::decode_hex(b, body)?;
-                pg_sys::Datum::from(p)
-            }
+            // SAFETY: `alloc` as this function's contract.
+            unsafe { varlena_filled(len, alloc, |body| bytea::decode_hex(b, body))? }
         }
     })
 }
@@ -178,15 +167,35 @@ pub(super) unsafe fn varlena_datum(
     body: &[u8],
     alloc: impl FnOnce(usize) -> *mut u8,
 ) -> pg_sys::Datum {
-    let size = pg_sys::VARHDRSZ + body.len();
+    let copy = |to: &mut [u8]| {
+        to.copy_from_slice(body);
+        Some(())
+    };
+    // SAFETY: as this function's contract.
+    unsafe { varlena_filled(body.len(), alloc, copy) }.expect("a copy always fills it")
+}
+
+/// A varlena Datum of `len` bytes with a 4-byte header, in memory from `alloc`, its bytes
+/// written by `fill`; `None` (the chunk left unused) when `fill` refuses.
+///
+/// # Safety
+/// As [`typed_datum`]'s.
+#[inline(always)]
+unsafe fn varlena_filled(
+    len: usize,
+    alloc: impl FnOnce(usize) -> *mut u8,
+    fill: impl FnOnce(&mut [u8]) -> Option<()>,
+) -> Option<pg_sys::Datum> {
+    let size = pg_sys::VARHDRSZ + len;
     let p = alloc(size);
     // SAFETY: `p` is `size` writable bytes (# Safety), MAXALIGNed: the header word
-    // (SET_VARSIZE, little-endian: the size shifted left by 2), then the body.
+    // (SET_VARSIZE, little-endian: the size shifted left by 2), then the `len` bytes `fill`
+    // writes.
     unsafe {
         (p as *mut u32).write((size as u32) << 2);
-        std::ptr::copy_nonoverlapping(body.as_ptr(), p.add(pg_sys::VARHDRSZ), body.len());
+        fill(std::slice::from_raw_parts_mut(p.add(pg_sys::VARHDRSZ), len))?;
     }
-    pg_sys::Datum::from(p)
+    Some(pg_sys::Datum::from(p))
 }
 
 /// How the reader finds a `timestamptz` value's UTC offset: a value without one is in the

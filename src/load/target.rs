@@ -115,48 +115,26 @@ impl Target {
     /// The int fields the reader thread converts (`None` when there are none): not those whose
     /// raw field FORCE_(NOT_)NULL must see first.
     pub fn int_plan(&self) -> Option<IntPlan> {
-        if self.cols.binary {
-            let fields = self
-                .cols
-                .columns
-                .iter()
-                .map(|c| match &c.conv {
-                    Converter::Receive(r) => r.int_width(),
-                    _ => None,
-                })
-                .collect::<Vec<_>>();
-            return match IntPlan::binary(fields.clone()) {
-                Some(plan) => Some(self.with_tuples(plan)),
-                // (without int fields, a plan when the reader forms the tuples: a table of
-                // uuids or bytea values, say)
-                None => {
-                    let plan = self.with_tuples(IntPlan {
-                        fields,
-                        grammar: SERVER_GRAMMAR,
-                        binary: true,
-                        tuple: None,
-                    });
-                    plan.tuple.is_some().then_some(plan)
-                }
-            };
-        }
         let fields = self
             .cols
             .columns
             .iter()
-            .map(|c| match c.conv {
+            .map(|c| match &c.conv {
+                // (binary: the receive function's fast path, if it is an int's)
+                Converter::Receive(r) => r.int_width(),
                 _ if c.force_null || c.force_not_null => None,
                 Converter::Int2 => Some(IntWidth::I16),
                 Converter::Int4 => Some(IntWidth::I32),
                 Converter::Int8 => Some(IntWidth::I64),
-                Converter::Input { .. } | Converter::Receive(_) => None,
+                Converter::Input { .. } => None,
             })
             .collect();
-        // (a plan without int fields too when the reader forms the tuples: a table of text)
+        // (a plan without int fields too when the reader forms the tuples: a table of text, of
+        // uuids, of bytea values)
         let plan = self.with_tuples(IntPlan {
             fields,
             grammar: SERVER_GRAMMAR,
-            binary: false,
+            binary: self.cols.binary,
             tuple: None,
         });
         (plan.tuple.is_some() || plan.fields.iter().any(Option::is_some)).then_some(plan)
