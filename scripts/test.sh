@@ -34,8 +34,7 @@ fi
 # sessions MAJOR: every multi-session script on MAJOR, its output in sessions-MAJOR.log and one
 # result line per script in sessions-MAJOR.res. They run against the build the major's
 # `cargo pgrx test` installed, each major on its own cluster and port, and mostly keep one
-# core busy (one backend at a time): they run in the background while the next majors'
-# pg_tests compile, at most two majors' at once.
+# core busy (one backend at a time).
 sessions() {
   local m=$1 t name t0
   : >"$FASTCOPY_RUN/sessions-$m.res"
@@ -47,20 +46,26 @@ sessions() {
     echo "$r" >>"$FASTCOPY_RUN/sessions-$m.res"
   done >"$FASTCOPY_RUN/sessions-$m.log" 2>&1
 }
-# collect_oldest: waits for the oldest sessions still running in the background, prints their
-# output and results
-pending=() pids=()
-collect_oldest() {
-  [ ${#pending[@]} -gt 0 ] || return 0
-  local m=${pending[0]}
-  wait "${pids[0]}"
-  pending=("${pending[@]:1}") pids=("${pids[@]:1}")
-  cat "$FASTCOPY_RUN/sessions-$m.log"
-  while IFS= read -r r; do
-    results+=("$r")
-    [[ "$r" == *FAILED ]] && fail=1
-  done <"$FASTCOPY_RUN/sessions-$m.res"
+# lane MAJOR...: each major's sessions in turn, each once that major's pg_tests step has ended
+# (its marker file). Two lanes run in the background, the 1st/3rd and the 2nd/4th majors, while
+# the next majors' pg_tests build: the builds never wait for sessions, and at most two majors'
+# sessions run at once.
+lane() {
+  local m
+  for m in "$@"; do
+    while [ ! -f "$FASTCOPY_RUN/built-$m" ]; do sleep 1; done
+    sessions "$m"
+  done
 }
+laneA=() laneB=() i=0
+for m in $majors; do
+  if [ $((i % 2)) -eq 0 ]; then laneA+=("$m"); else laneB+=("$m"); fi
+  i=$((i + 1))
+  rm -f "$FASTCOPY_RUN/built-$m"
+done
+lane "${laneA[@]}" & lanes=($!)
+trap 'kill "${lanes[@]}" 2>/dev/null' INT TERM
+[ ${#laneB[@]} -gt 0 ] && { lane "${laneB[@]}" & lanes+=($!); }
 for m in $majors; do
   if [ "$(id -u)" -eq 0 ]; then
     rm -rf "$FASTCOPY_RUN/pgrx-$m"
@@ -73,14 +78,20 @@ for m in $majors; do
   lint=()
   [ "$m" = "$lint_major" ] && lint=(env RUSTC_WORKSPACE_WRAPPER="$(command -v clippy-driver)")
   step "pg$m" "${lint[@]}" cargo pgrx test "pg$m" -p fastcopy "${runas[@]}"
-  [ ${#pending[@]} -ge 2 ] && collect_oldest
-  sessions "$m" &
-  pids+=($!) pending+=("$m")
+  touch "$FASTCOPY_RUN/built-$m"
 done
-# while the last major's sessions run: the fuzz targets build against the core's current API
+# while the last majors' sessions run: the fuzz targets build against the core's current API
 # (running them: make fuzz; the check leaves out libFuzzer's C++, which only linking needs)
 step fuzz-build bash -c 'cd fuzz && cargo check -q --no-default-features'
-while [ ${#pending[@]} -gt 0 ]; do collect_oldest; done
+wait "${lanes[@]}"
+for m in $majors; do
+  cat "$FASTCOPY_RUN/sessions-$m.log"
+  while IFS= read -r r; do
+    results+=("$r")
+    [[ "$r" == *FAILED ]] && fail=1
+  done <"$FASTCOPY_RUN/sessions-$m.res"
+  rm -f "$FASTCOPY_RUN/built-$m"
+done
 
 elapsed=$(( $(date +%s) - start ))
 summary=$(IFS=', '; echo "${results[*]}")
