@@ -150,6 +150,37 @@ impl<R: Read> BinaryReader<R> {
         Ok(())
     }
 
+    /// The tuple whose field count was just read, when all of it is in the buffer and every
+    /// field length is valid: its fields into `row` (begun) with one copy of the tuple, and
+    /// consumed. False, with nothing consumed, otherwise: [`read_tuple`](Self::read_tuple)'s
+    /// field-by-field loop then reads it, filling the buffer, or reports the defect.
+    #[inline]
+    fn read_buffered_tuple(&mut self, row: &mut Row) -> bool {
+        let data = &self.input.data()[self.input.pos()..];
+        let mut at = 2;
+        for _ in 0..self.fields {
+            let Some(&[a, b, c, d]) = data.get(at..at + 4) else {
+                return false;
+            };
+            let len = i32::from_be_bytes([a, b, c, d]);
+            at += 4;
+            if len == -1 {
+                row.push_null();
+                continue;
+            }
+            if !(0..MAX_ALLOC_SIZE).contains(&len) || data.len() - at < len as usize {
+                return false;
+            }
+            row.push_value_at(at, len as usize);
+            at += len as usize;
+        }
+        row.take_tuple(&data[..at]);
+        row.end(at);
+        let next = self.input.pos() + at;
+        self.input.consume_to(next);
+        true
+    }
+
     /// An error at field `field` of the current tuple, with the fields read before it.
     fn field_error(&self, kind: InputErrorKind, field: usize, row: &Row) -> InputError {
         let mut e = InputError::new(kind, self.tuple);
@@ -188,6 +219,10 @@ impl<R: Read> BinaryReader<R> {
                 },
                 self.tuple,
             ));
+        }
+        row.begin(self.tuple);
+        if self.read_buffered_tuple(row) {
+            return Ok(true);
         }
         row.begin(self.tuple);
         // offsets from the tuple's start: a fill may move the buffer

@@ -555,9 +555,13 @@ pub fn produce<D: Decoder>(
 /// Whether [`produce_split`] and [`produce_formed`] should share the reader's work: a plan
 /// whose tuples the reader forms column by column (a varying plan: converting and forming
 /// such rows costs as much as splitting them), so that a second thread converts and forms
-/// one block while the first splits the next.
+/// one block while the first splits the next. Not in the binary format, whose split is a
+/// walk over length words and one copy per tuple: there the second thread only moved the rows
+/// to another core (the mixed table of `bench/types.sh` in binary on 17: 171 -> 162 ms a load,
+/// the reader then as busy as the backend).
 pub fn worth_two_stages(plan: Option<&IntPlan>) -> bool {
-    plan.and_then(|p| p.tuple.as_ref())
+    plan.filter(|p| !p.binary)
+        .and_then(|p| p.tuple.as_ref())
         .is_some_and(|tp| tp.varying.is_some())
 }
 

@@ -501,6 +501,35 @@ impl Row {
         });
     }
 
+    /// Appends a field whose value is the `len` bytes at `start` of the bytes
+    /// [`take_tuple`](Self::take_tuple) copies next (a binary tuple read whole).
+    #[inline]
+    pub fn push_value_at(&mut self, start: usize, len: usize) {
+        self.spans.push(Span {
+            start,
+            len,
+            kind: KIND_VALUE,
+            quoted: false,
+        });
+    }
+
+    /// The row's bytes become `raw`, whose values the fields pushed with
+    /// [`push_value_at`](Self::push_value_at) are, each followed by a NUL as after every value:
+    /// over the first byte of the next field's length word (read already) or, after the last
+    /// value, one byte more. One copy of the tuple instead of one per value.
+    #[inline]
+    pub fn take_tuple(&mut self, raw: &[u8]) {
+        self.buf.clear();
+        self.buf.reserve(raw.len() + 1);
+        self.buf.extend_from_slice(raw);
+        self.buf.push(0);
+        for s in &self.spans {
+            if s.kind == KIND_VALUE {
+                self.buf[s.start + s.len] = 0;
+            }
+        }
+    }
+
     /// Appends a NULL field.
     pub fn push_null(&mut self) {
         self.spans.push(Span {
