@@ -27,6 +27,12 @@ fn read_all(
         match rd.next_row(&mut row) {
             Ok(true) => out.push(
                 (0..row.len())
+                    .inspect(|&i| {
+                        // every value is followed by a NUL in the row's buffer, as in text
+                        if let Some((b, n)) = row.value_in(i) {
+                            assert_eq!(b[n], 0, "no NUL after value {i}");
+                        }
+                    })
                     .map(|i| match row.field(i) {
                         Field::Value(v) => Some(v.to_vec()),
                         _ => None,
