@@ -59,6 +59,84 @@ pub fn parse_numeric(b: &[u8], typmod: Option<Typmod>, out: &mut [u8; MAX_BODY])
     {
         return None;
     }
+    // no more fraction digits than the scale keeps: nothing to round
+    match typmod {
+        None => exact(neg, int, frac, frac.len(), None, out),
+        Some(t)
+            if frac.len() <= t.scale as usize
+                && t.scale <= t.precision
+                && int.len() + t.scale as usize <= MAX_DIGITS =>
+        {
+            exact(neg, int, frac, t.scale as usize, Some(t), out)
+        }
+        Some(t) => general(neg, int, frac, Some(t), out),
+    }
+}
+
+/// [`parse_numeric`] of a value written with no more fraction digits than its display scale
+/// `dscale` (checked digits; `typmod`'s scale is `dscale`, at most its precision): its
+/// base-10000 groups read straight from the digits, the integer part's first group the
+/// leftover digits, the last fraction group padded on the right.
+#[inline]
+fn exact(
+    neg: bool,
+    int: &[u8],
+    frac: &[u8],
+    dscale: usize,
+    typmod: Option<Typmod>,
+    out: &mut [u8; MAX_BODY],
+) -> Option<usize> {
+    let lead = int.iter().take_while(|&&c| c == b'0').count();
+    let int = &int[lead..];
+    if typmod.is_some_and(|t| int.len() > (t.precision - t.scale) as usize) {
+        return None; // the server's "numeric field overflow"
+    }
+    let mut digits = [0u16; MAX_BODY / 2];
+    let mut count = 0;
+    let mut weight = -1;
+    if !int.is_empty() {
+        let first = (int.len() - 1) % NBASE_DIGITS + 1;
+        weight = ((int.len() - 1) / NBASE_DIGITS) as i32;
+        digits[0] = group(&int[..first]);
+        count = 1;
+        for g in int[first..].chunks_exact(NBASE_DIGITS) {
+            digits[count] = group(g);
+            count += 1;
+        }
+    }
+    for g in frac.chunks(NBASE_DIGITS) {
+        let g = group(g) * [1000, 100, 10, 1][g.len() - 1];
+        if count == 0 && g == 0 {
+            weight -= 1; // a leading zero group
+            continue;
+        }
+        digits[count] = g;
+        count += 1;
+    }
+    while count > 0 && digits[count - 1] == 0 {
+        count -= 1;
+    }
+    if count == 0 {
+        return write_short(false, dscale, 0, &[], out);
+    }
+    write_short(neg, dscale, weight, &digits[..count], out)
+}
+
+/// The value of up to four decimal digits.
+#[inline(always)]
+fn group(d: &[u8]) -> u16 {
+    d.iter().fold(0u16, |v, &c| v * 10 + (c - b'0') as u16)
+}
+
+/// [`parse_numeric`] digit by digit, for any checked value (the rounding path, and the
+/// oracle of [`exact`] in the tests).
+fn general(
+    neg: bool,
+    int: &[u8],
+    frac: &[u8],
+    typmod: Option<Typmod>,
+    out: &mut [u8; MAX_BODY],
+) -> Option<usize> {
     // decimal digits of the value, integer part first (one leading slot for a carry)
     let mut dec = [0u8; MAX_DIGITS + 2];
     let mut n = 1;
@@ -246,6 +324,34 @@ mod tests {
             | dscale << 7
             | if weight < 0 { SHORT_WEIGHT_SIGN } else { 0 }
             | (weight as u16 & SHORT_WEIGHT_MASK)
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3000))]
+
+        /// The groups read straight from the digits are the digit-by-digit path's, for
+        /// values with and without a typmod (the typmods with scales above, at and below the
+        /// fraction's length, and precisions that the integer digits overflow).
+        #[test]
+        fn exact_is_the_general_path(
+            neg in proptest::prelude::any::<bool>(),
+            int in "0{0,3}[0-9]{0,22}",
+            frac in proptest::option::of("[0-9]{0,20}0{0,3}"),
+            typmod in proptest::option::of((1u32..45, 0u32..45)),
+        ) {
+            let frac = frac.unwrap_or_default();
+            proptest::prop_assume!(int.len() + frac.len() > 0 && int.len() + frac.len() <= MAX_DIGITS);
+            let t = typmod.map(|(precision, scale)| Typmod { precision, scale });
+            let text = format!("{}{int}.{frac}", if neg { "-" } else { "" });
+            let mut got = [0u8; MAX_BODY];
+            let mut want = [0u8; MAX_BODY];
+            let g = parse_numeric(text.as_bytes(), t, &mut got);
+            let w = general(neg, int.as_bytes(), frac.as_bytes(), t, &mut want);
+            proptest::prop_assert_eq!(g, w, "{}", text);
+            if let Some(n) = g {
+                proptest::prop_assert_eq!(&got[..n], &want[..n], "{}", text);
+            }
+        }
     }
 
     #[test]
