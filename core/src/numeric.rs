@@ -91,26 +91,41 @@ fn exact(
     if typmod.is_some_and(|t| int.len() > (t.precision - t.scale) as usize) {
         return None; // the server's "numeric field overflow"
     }
+    // the integer part's groups (its first one the leftover digits), then the fraction's
+    let (first, weight) = match int.len() {
+        0 => (0, -1),
+        n => ((n - 1) % NBASE_DIGITS + 1, ((n - 1) / NBASE_DIGITS) as i32),
+    };
+    let groups = (first > 0)
+        .then(|| group(&int[..first]))
+        .into_iter()
+        .chain(int[first..].chunks_exact(NBASE_DIGITS).map(group))
+        .chain(
+            frac.chunks(NBASE_DIGITS)
+                .map(|g| group(g) * [1000, 100, 10, 1][g.len() - 1]),
+        );
+    from_groups(neg, dscale, weight, groups, out)
+}
+
+/// The body of a value whose base-10000 groups, the first of weight `weight`, are `groups`
+/// (`make_result`): leading zero groups dropped, each lowering the weight, and trailing
+/// ones; a zero is positive with weight 0.
+#[inline(always)]
+fn from_groups(
+    neg: bool,
+    dscale: usize,
+    mut weight: i32,
+    groups: impl Iterator<Item = u16>,
+    out: &mut [u8; MAX_BODY],
+) -> Option<usize> {
     let mut digits = [0u16; MAX_BODY / 2];
     let mut count = 0;
-    let mut weight = -1;
-    if !int.is_empty() {
-        let first = (int.len() - 1) % NBASE_DIGITS + 1;
-        weight = ((int.len() - 1) / NBASE_DIGITS) as i32;
-        digits[0] = group(&int[..first]);
-        count = 1;
-        for g in int[first..].chunks_exact(NBASE_DIGITS) {
-            digits[count] = group(g);
-            count += 1;
-        }
-    }
-    for g in frac.chunks(NBASE_DIGITS) {
-        let g = group(g) * [1000, 100, 10, 1][g.len() - 1];
+    for g in groups {
         if count == 0 && g == 0 {
             weight -= 1; // a leading zero group
             continue;
         }
-        digits[count] = g;
+        *digits.get_mut(count)? = g;
         count += 1;
     }
     while count > 0 && digits[count - 1] == 0 {
@@ -191,28 +206,10 @@ fn general(
     padded[lead..lead + n].copy_from_slice(&dec[..n]);
     int_len += lead;
     let total = (lead + n).next_multiple_of(NBASE_DIGITS);
-    let groups = padded[..total]
-        .chunks_exact(NBASE_DIGITS)
-        .map(|g| g.iter().fold(0u16, |v, &d| v * 10 + d as u16));
-    let mut digits = [0u16; MAX_BODY / 2];
-    let mut count = 0;
-    let mut weight = (int_len / NBASE_DIGITS) as i32 - 1;
-    for g in groups {
-        if count == 0 && g == 0 {
-            weight -= 1; // a leading zero group
-            continue;
-        }
-        digits[count] = g;
-        count += 1;
-    }
-    while count > 0 && digits[count - 1] == 0 {
-        count -= 1;
-    }
-    let neg = neg && count > 0;
-    if count == 0 {
-        weight = 0;
-    }
-    write_short(neg, dscale, weight, &digits[..count], out)
+    let groups = padded[..total].chunks_exact(NBASE_DIGITS).map(|g| {
+        g.iter().fold(0u16, |v, &d| v * 10 + d as u16)
+    });
+    from_groups(neg, dscale, (int_len / NBASE_DIGITS) as i32 - 1, groups, out)
 }
 
 /// The short-format body of a value (`make_result`'s `NUMERIC_SHORT` case) into `out`: its

@@ -21,14 +21,20 @@ CREATE TABLE s_copy (a int, b int, c text);
 COPY (SELECT g, g % 1000, 'row ' || g FROM generate_series(1, 1500000) g) TO '$data';
 SQL
 
+# The first row QUERY returns, asked every 10 ms until it returns one (empty after 5 s).
+poll() {
+  local out=""
+  for _ in $(seq 1 500); do
+    out=$(psql -c "$1")
+    [ -n "$out" ] && break
+    sleep 0.01
+  done
+  echo "$out"
+}
+
 # 1. progress is visible from another session while a load runs
 psql -c "SELECT fastcopy.load('s_load', '$data')" >/dev/null &
-seen=""
-for i in $(seq 1 200); do
-  seen=$(psql -c "SELECT tuples_processed FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND command = 'COPY FROM' AND type = 'FILE' AND bytes_total > 0 AND tuples_processed > 0")
-  [ -n "$seen" ] && break
-  sleep 0.02
-done
+seen=$(poll "SELECT tuples_processed FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND command = 'COPY FROM' AND type = 'FILE' AND bytes_total > 0 AND tuples_processed > 0")
 wait
 check "pg_stat_progress_copy shows the running load (tuples_processed=$seen)" '[ -n "$seen" ]'
 
@@ -46,12 +52,7 @@ check "nothing of the timed-out load is visible" '[ "$(psql -c "SELECT count(*) 
 # 3. pg_cancel_backend stops it promptly too: sent once the load is seen running (its
 #    progress row), on the four copies
 psql -c "SELECT fastcopy.load('s_load', '$big')" > "$FASTCOPY_RUN/cancel-$m.out" 2>&1 &
-pid=""
-for i in $(seq 1 500); do
-  pid=$(psql -c "SELECT pid FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND tuples_processed > 0")
-  [ -n "$pid" ] && break
-  sleep 0.01
-done
+pid=$(poll "SELECT pid FROM pg_stat_progress_copy WHERE relid = 's_load'::regclass AND tuples_processed > 0")
 t0=$(date +%s%N)
 psql -c "SELECT pg_cancel_backend($pid)" >/dev/null
 wait
