@@ -206,10 +206,16 @@ fn general(
     padded[lead..lead + n].copy_from_slice(&dec[..n]);
     int_len += lead;
     let total = (lead + n).next_multiple_of(NBASE_DIGITS);
-    let groups = padded[..total].chunks_exact(NBASE_DIGITS).map(|g| {
-        g.iter().fold(0u16, |v, &d| v * 10 + d as u16)
-    });
-    from_groups(neg, dscale, (int_len / NBASE_DIGITS) as i32 - 1, groups, out)
+    let groups = padded[..total]
+        .chunks_exact(NBASE_DIGITS)
+        .map(|g| g.iter().fold(0u16, |v, &d| v * 10 + d as u16));
+    from_groups(
+        neg,
+        dscale,
+        (int_len / NBASE_DIGITS) as i32 - 1,
+        groups,
+        out,
+    )
 }
 
 /// The short-format body of a value (`make_result`'s `NUMERIC_SHORT` case) into `out`: its
