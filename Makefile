@@ -92,7 +92,8 @@ fmt:
 ## cargo-fuzz targets (see fuzz/README.md); FUZZ_SECONDS per target
 FUZZ_SECONDS ?= 60
 fuzz:
-	cd fuzz && for t in $$(cargo fuzz list); do cargo fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; done
+	command -v cargo-fuzz >/dev/null || cargo install cargo-fuzz
+	cd fuzz && for t in $$(cargo +nightly fuzz list); do cargo +nightly fuzz run $$t -- -max_total_time=$(FUZZ_SECONDS) || exit 1; done
 
 ## make fuzz-sql [MAJOR=17] [FUZZ_SQL_SECONDS=600]: mutated corpus inputs through load_data and
 ## COPY FROM STDIN into twin tables; counts in bench/results/fuzz.md
