@@ -575,7 +575,7 @@ fn pad(out: &mut Vec<u8>, data: usize, align: usize) {
 /// Appends `v` to `out`, as `extend_from_slice` does, a value of up to 32 bytes without a call
 /// to memcpy: bytes of a fixed count appended, the value's first and last bytes written over
 /// them in pieces of a fixed size (overlapping where the value is shorter than two), the rest
-/// cut off. A tuple is a dozen short pieces (its head, numerics, texts, uuids), and the calls
+/// cut off. A tuple is a dozen short pieces (its head, numerics, texts, pads), and the calls
 /// were a sixth of the tuple former's time on lineitem (17).
 #[inline(always)]
 fn append(out: &mut Vec<u8>, v: &[u8]) {
