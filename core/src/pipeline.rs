@@ -37,7 +37,7 @@ use crate::input::{Field, InputError, Row, prefetch_line};
 use crate::int;
 pub use crate::plan::{FusedField, FusedPlan, IntPlan, IntWidth, RowMark, TuplePlan};
 use crate::stream::Readiness;
-use crate::varying::VaryingPlan;
+use crate::varying::{VaryingPlan, plain_ascii};
 use std::sync::mpsc::{Receiver, SyncSender};
 
 /// Forming a plan's tuples from rows (the plan itself is in [`crate::plan`]).
@@ -70,7 +70,7 @@ impl TuplePlan {
                 return false;
             };
             // (a NUL byte too goes to the server's function: it ends the C string there)
-            if v.len() > n || !v.iter().all(|&b| b != 0 && b.is_ascii()) {
+            if v.len() > n || !plain_ascii(v) {
                 return false;
             }
             // the template's spaces after it are the padding

@@ -560,7 +560,7 @@ fn varlena_header(out: &mut Vec<u8>, data: usize, len: usize, align: usize) {
 /// that the loop vectorizes: a byte's top bit, or the top bit of the byte less one (set for
 /// NUL only, among bytes below 128), marks it.
 #[inline]
-fn plain_ascii(v: &[u8]) -> bool {
+pub(crate) fn plain_ascii(v: &[u8]) -> bool {
     v.iter().fold(0u8, |acc, &b| acc | b | b.wrapping_sub(1)) & 0x80 == 0
 }
 
