@@ -1,5 +1,5 @@
 // Errors that pass through fastcopy: the server's reach the client as the server raised them
-// (no Rust backtrace in DETAIL, whatever RUST_BACKTRACE says; error_sessions.sh runs the same
+// (no Rust backtrace in DETAIL, whatever RUST_BACKTRACE says; scenarios/error.sh runs the same
 // comparison on a server started with RUST_BACKTRACE=1), and a panic is one ERROR.
 
 /// Panics, for the test of what a bug inside fastcopy looks like to the client.

@@ -38,7 +38,7 @@ fi
 sessions() {
   local m=$1 t name t0
   : >"$FASTCOPY_RUN/sessions-$m.res"
-  for t in pgrx-tests/sessions/*.sh; do
+  for t in pgrx-tests/scenarios/*.sh; do
     [ -f "$t" ] || continue
     name="pg$m $(basename "$t" .sh)"; t0=$(date +%s)
     echo "=== $name: bash $t $m"

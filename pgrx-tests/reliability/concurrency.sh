@@ -14,7 +14,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
 quick=${2:-}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 . pgrx-tests/reliability/lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 

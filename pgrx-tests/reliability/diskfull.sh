@@ -12,7 +12,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
 quick=${2:-}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 . pgrx-tests/reliability/lib.sh
 if [ "$(id -u)" -ne 0 ]; then
   echo "skip diskfull on $m: mounting a tmpfs needs root"

@@ -9,7 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
 seconds=${2:-600}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 psql -c "SET client_min_messages = warning" -c "DROP EXTENSION IF EXISTS fastcopy CASCADE" \
   -c "CREATE EXTENSION fastcopy" >/dev/null || { echo "FAIL fuzz-sql setup"; exit 1; }

@@ -1,4 +1,4 @@
-# Shared by the reliability scripts (sourced after scripts/session_lib.sh, with `m` set):
+# Shared by the reliability scripts (sourced after scripts/scenario_lib.sh, with `m` set):
 # the cluster's tools, waiting for it, and the checks every scenario makes.
 bindir=$(dirname "$(pg_config_for "$m")")
 

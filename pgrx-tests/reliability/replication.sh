@@ -13,7 +13,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
 quick=${2:-}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 . pgrx-tests/reliability/lib.sh
 libdir=$("$(pg_config_for "$m")" --libdir)
 primary="$FASTCOPY_RUN/data-$m"

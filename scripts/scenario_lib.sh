@@ -1,4 +1,4 @@
-# Shared by the multi-session test scripts (pgrx-tests/sessions/*.sh), sourced from the
+# Shared by the multi-session test scripts (pgrx-tests/scenarios/*.sh), sourced from the
 # repository root once the script has set `m` (the major): the environment, `check`, and
 # `psql` on that major's throwaway cluster.
 . scripts/env.sh

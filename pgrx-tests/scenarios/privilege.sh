@@ -7,12 +7,12 @@
 # a file, load_data against COPY FROM STDIN, and COPY FROM STDIN through the hook (require)
 # against the server's (off). The same outcome: both load the same rows, or both fail with
 # the same SQLSTATE (the hook: the same message too). One line per case.
-#   pgrx-tests/sessions/privilege_sessions.sh 17
+#   pgrx-tests/scenarios/privilege.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 file="$FASTCOPY_RUN/priv-$m.txt"
 file_a="$FASTCOPY_RUN/priv-$m-a.txt"

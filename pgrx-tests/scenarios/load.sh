@@ -3,12 +3,12 @@
 # rolled-back transaction in one session): progress seen from another session, cancel and
 # statement_timeout stopping a long load promptly, two sessions loading one table at once.
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
-#   pgrx-tests/sessions/load_sessions.sh 17
+#   pgrx-tests/scenarios/load.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 data="$FASTCOPY_RUN/sessions-$m.copy"
 psql -v ON_ERROR_STOP=1 <<SQL

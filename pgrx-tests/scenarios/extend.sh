@@ -7,12 +7,12 @@
 # ahead, where the heap would add one) and on 15 extends ahead of the heap once another
 # session extends it too (on 16+ it is `server`), and amcheck finds
 # nothing wrong with the heap.
-#   pgrx-tests/sessions/extend_sessions.sh 17
+#   pgrx-tests/scenarios/extend.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 data="$FASTCOPY_RUN/extend-$m.copy"
 psql -v ON_ERROR_STOP=1 <<SQL

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Helpers of binary_sessions.sh (COPY's binary format, differentially).
+"""Helpers of scenarios/binary.sh (COPY's binary format, differentially).
 
   binary_corpus.py corpus DIR
       Reads DIR/base.bin, a valid binary COPY file the server wrote (`COPY bin.mal_src TO ...

@@ -14,12 +14,12 @@
 # Scenarios: ints only, ints of three widths with NULLs, ints/text/NULLs, FREEZE into a table created in the transaction,
 # fillfactor 70, a table with rows, deletions and VACUUM (the free space map, unused line
 # pointers, all-visible pages), an index, UNLOGGED, TEMP, TOAST-size values.
-#   pgrx-tests/sessions/pages_sessions.sh 17
+#   pgrx-tests/scenarios/pages.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 data="$FASTCOPY_RUN/pages-$m"
 # Both sides must start from the same table: an autovacuum ANALYZE of the other table holds a

@@ -4,7 +4,7 @@
 # load paths, 15 s of concurrent loaders/readers/VACUUM, a disk that fills up (two strategies)
 # and 30 s of the SQL-level differential fuzzer. On the newest major only, to keep `make test` short; `make
 # test-reliability` runs it all on every major.
-#   pgrx-tests/sessions/reliability_sessions.sh 18
+#   pgrx-tests/scenarios/reliability.sh 18
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."

@@ -10,12 +10,12 @@
 # JOHAB) into a SQL_ASCII database, unconverted: checked in their encoding, scanned byte by
 # byte (second bytes that are a backslash or a delimiter count as such, for COPY as for
 # fastcopy).
-#   pgrx-tests/sessions/encoding_sessions.sh 17
+#   pgrx-tests/scenarios/encoding.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 bindir=$(dirname "$(pg_config_for "$m")")
 dir="$FASTCOPY_RUN/enc-$m"
@@ -188,7 +188,7 @@ check "an unknown encoding name: $f" '[ "${f%% |*}" = "${c%% |*}" ]' "COPY: $c"
 # converted by both, the same tables or the same errors (no equivalent in LATIN1, ...). On
 # the newest major in `make test` (FASTCOPY_ENCODING_CORPUS=all: every major).
 if [ "$m" = 18 ] || [ "${FASTCOPY_ENCODING_CORPUS:-}" = all ]; then
-  python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" -h "$FASTCOPY_RUN" -p "54$m" -U postgres -d enc_latin1 \
+  python3 pgrx-tests/scenarios/copy_hook_corpus.py "$m" "$bindir/psql" -h "$FASTCOPY_RUN" -p "54$m" -U postgres -d enc_latin1 \
     | sed 's/hook corpus through psql STDIN/hook corpus through psql STDIN into a LATIN1 database/' || fail=1
 fi
 

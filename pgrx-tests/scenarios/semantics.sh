@@ -11,12 +11,12 @@
 # WHERE, FORCE_* *, log_verbosity, reject_limit, views with INSTEAD OF triggers, foreign tables
 # and foreign partitions (postgres_fdw back into the same database).
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
-#   pgrx-tests/sessions/semantics_sessions.sh 17
+#   pgrx-tests/scenarios/semantics.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 export PGOPTIONS="-c search_path=sem,public"
 f() { echo "$FASTCOPY_RUN/sem-$m-$1"; }   # a data file of this script

@@ -19,12 +19,12 @@
 #  5. a binary COPY through the hook in a transaction then prepared (PREPARE TRANSACTION;
 #     max_prepared_transactions is set for the run with ALTER SYSTEM and a restart if it is 0)
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
-#   pgrx-tests/sessions/binary_sessions.sh 18
+#   pgrx-tests/scenarios/binary.sh 18
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 dir="$FASTCOPY_RUN/bin-$m"
 rm -rf "$dir"; mkdir -p "$dir"; chmod 755 "$dir"
@@ -202,7 +202,7 @@ CREATE TABLE mal_src (a int, b text, c date, d numeric);
 INSERT INTO mal_src VALUES (1, 'one', '2024-01-01', 1.5), (2, 'two', NULL, -2), (3, 'ü', 'infinity', 'NaN');
 COPY mal_src TO '$dir/base.bin' WITH (FORMAT binary);
 SQL
-n=$(python3 pgrx-tests/sessions/binary_corpus.py corpus "$dir") || { echo "FAIL building the corpus"; exit 1; }
+n=$(python3 pgrx-tests/scenarios/binary_corpus.py corpus "$dir") || { echo "FAIL building the corpus"; exit 1; }
 chmod 644 "$dir"/mal/*
 check "the malformed corpus: $n cases" '[ "$n" -ge 30 ]'
 while IFS='|' read -r name defs cols <&3; do
@@ -289,7 +289,7 @@ enc "UTF8 text fields, ENCODING 'LATIN1', client_encoding UTF8" UTF8 et et_utf8.
 enc "UTF8 text fields, ENCODING 'UTF8', client_encoding LATIN1" LATIN1 et et_utf8.bin "ENCODING 'UTF8'" "encoding => 'UTF8'"
 
 # ---- 4. a driver writing binary rows through the hook ----
-PYTHONPATH="$FASTCOPY_PY" python3 pgrx-tests/sessions/binary_corpus.py psycopg "$FASTCOPY_RUN" "54$m" "$dir" || fail=1
+PYTHONPATH="$FASTCOPY_PY" python3 pgrx-tests/scenarios/binary_corpus.py psycopg "$FASTCOPY_RUN" "54$m" "$dir" || fail=1
 
 # ---- 5. in a transaction that is then prepared ----
 psql -v ON_ERROR_STOP=1 -c "CREATE TABLE bin.pt (LIKE bin.src)" >/dev/null

@@ -6,12 +6,12 @@
 # cancels (CopyFail) or dies mid-stream, progress of a stream, and the connection staying
 # usable after a failed COPY.
 # Runs against the build `cargo pgrx test pgNN` just installed, on the throwaway cluster.
-#   pgrx-tests/sessions/copy_hook_sessions.sh 17
+#   pgrx-tests/scenarios/copy_hook.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 scripts/cluster.sh start "$m" >/dev/null
 bindir=$(dirname "$(pg_config_for "$m")")
 sock=(-h "$FASTCOPY_RUN" -p "54$m")
@@ -31,13 +31,13 @@ CREATE TABLE hk2 (a int, b text);
 SQL
 
 # 1. the corpus, off vs require
-python3 pgrx-tests/sessions/copy_hook_corpus.py "$m" "$bindir/psql" "${sock[@]}" -U postgres || fail=1
+python3 pgrx-tests/scenarios/copy_hook_corpus.py "$m" "$bindir/psql" "${sock[@]}" -U postgres || fail=1
 
 # 1b. the protocol byte by byte: tiny messages, Flush/Sync, CopyFail, an unexpected message
-python3 pgrx-tests/sessions/copy_protocol.py "$FASTCOPY_RUN" "54$m" || fail=1
+python3 pgrx-tests/scenarios/copy_protocol.py "$FASTCOPY_RUN" "54$m" || fail=1
 
 # 1c. a driver: psycopg 3 (scripts/setup.sh installs it), many small CopyData messages, CopyFail
-PYTHONPATH="$FASTCOPY_PY" python3 pgrx-tests/sessions/copy_psycopg.py "$FASTCOPY_RUN" "54$m" || fail=1
+PYTHONPATH="$FASTCOPY_PY" python3 pgrx-tests/scenarios/copy_psycopg.py "$FASTCOPY_RUN" "54$m" || fail=1
 
 # 2. the command tag counts the rows, as COPY's
 psql -c "TRUNCATE hk"
@@ -113,13 +113,13 @@ check "HEADER 2 without fastcopy: the server's own refusal on $m" '[[ "$off" == 
 # every major (15-18 refuse the option themselves): its expected output, byte for byte (HEADER
 # n with copy_from on: its COPY TO goes to the server, and a HEADER n handed over would fail)
 psql -c "DROP TABLE IF EXISTS t_on_error_null" -c "DROP DOMAIN IF EXISTS d_int_not_null, d_int_positive_maybe_null" >/dev/null 2>&1
-got=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/sessions/pg19/set_null.sql 2>&1)
+got=$(PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/scenarios/pg19/set_null.sql 2>&1)
 check "PostgreSQL 19's set_null regression test through the hook: its expected output" \
-  '[ "$got" = "$(cat pgrx-tests/sessions/pg19/set_null.out)" ]' "$(diff <(echo "$got") pgrx-tests/sessions/pg19/set_null.out)"
+  '[ "$got" = "$(cat pgrx-tests/scenarios/pg19/set_null.out)" ]' "$(diff <(echo "$got") pgrx-tests/scenarios/pg19/set_null.out)"
 
-got=$(PGOPTIONS="$on=on" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/sessions/pg19/header.sql 2>&1)
+got=$(PGOPTIONS="$on=on" "$bindir/psql" "${sock[@]}" -U postgres -X -a -q <pgrx-tests/scenarios/pg19/header.sql 2>&1)
 check "PostgreSQL 19's HEADER n regression test through the hook: its expected output" \
-  '[ "$got" = "$(cat pgrx-tests/sessions/pg19/header.out)" ]' "$(diff <(echo "$got") pgrx-tests/sessions/pg19/header.out)"
+  '[ "$got" = "$(cat pgrx-tests/scenarios/pg19/header.out)" ]' "$(diff <(echo "$got") pgrx-tests/scenarios/pg19/header.out)"
 
 # 3e. the rejects table through the hook: the COPY option REJECTS from psql \copy, and the
 # setting fastcopy.rejects for a client that cannot change its statement

@@ -8,12 +8,12 @@
 # A panic inside fastcopy (the test build's tests.fc_panic) is one ERROR line for the client,
 # its backtrace in the server log. LOCATION lines are left out: fastcopy's own errors (the int
 # parser's) are raised in fastcopy, not in the server's numutils.c.
-#   pgrx-tests/sessions/error_sessions.sh 17
+#   pgrx-tests/scenarios/error.sh 17
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/../.."
 m=${1:?major}
-. scripts/session_lib.sh
+. scripts/scenario_lib.sh
 
 # table definition | rows (one per line, text format)
 cases=(
