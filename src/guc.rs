@@ -1,4 +1,4 @@
-//! The `fastcopy.*` settings (SPEC §3), registered in `_PG_init`, all settable per session.
+//! The `fastcopy.*` settings, registered in `_PG_init`, all settable per session.
 //!
 //! Read them only on the backend thread (pgrx checks this) through the typed accessors below.
 

@@ -1,33 +1,7 @@
-//! One load, from bytes to heap pages.
-//!
-//! ```text
-//!  fastcopy.load / load_data (api.rs)
-//!        │ SqlOptions
-//!        ▼
-//!  Target::open (target.rs) ── checks in COPY's order; LoadSpec::parse (spec.rs) in between
-//!        │ Target, LoadSpec
-//!        ▼
-//!  Source::open (input/source.rs) ── file, value or client stream (client.rs): an Input,
-//!        │                        its progress type and size
-//!        │ (a client stream, or input the server converts into the database encoding
-//!        │  (encoding.rs): the backend pumps it into a bounded byte stream (pump.rs))
-//!  ══════╪══════════════════ reader thread (input/blocks.rs; fastcopy-core only, no PostgreSQL) ═══
-//!        ▼
-//!  Decoder (core: decode.rs, input/) ── rows of fields; int fields converted per block
-//!        │ RowBlock (core: pipeline.rs), bounded queue of 4
-//!  ══════╪══════════════════ backend thread ═════════════════════════════════════════════════
-//!        ▼
-//!  Loader::load_block (loader.rs) ── the row loop, on_error, the only place that flushes
-//!        │ convert_row (convert.rs): Datums    Position (position.rs): CONTEXT line
-//!        ▼
-//!  Batch::store_* (store.rs) ── tuple formed (tuple.rs) or executor path per row
-//!        │
-//!        ▼
-//!  Batch::flush (batch.rs) ── table_multi_insert, indexes, AFTER ROW triggers; extend.rs
-//!        │
-//!        ▼
-//!  Target::close ── AFTER STATEMENT triggers, foreign key checks; progress (progress.rs)
-//! ```
+//! One load, from bytes to heap pages: [`run`] reads top to bottom in the order of the data
+//! path (front door → `Target::open` → `Source::open` → decoder on the reader thread(s) →
+//! `Loader` → `Batch` → heap pages → `Target::close`). docs/architecture.md walks that path
+//! stage by stage with the file of each stage, and says which thread runs what.
 //!
 //! Small inputs are decoded on the backend thread (no reader thread). A new data format is
 //! one decoder in the core and one arm in [`start_blocks`] (binary: `BinaryReader`, its
