@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Concurrent loads and buffering (SPEC §4.3, §4.4): 1, 2 and 4 sessions loading one UNLOGGED
+# Concurrent loads and buffering: 1, 2 and 4 sessions loading one UNLOGGED
 # (LOGGED=1: logged) table at once, 2,000,000 lotsaints rows in total (each session its
 # share), COPY vs fastcopy.load under each extend_strategy/extend_method, and fastcopy under
 # max_buffered_tuples 1000 / 5000 / 10000. Wall time until every session is done, median of

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Dirty data (#38): 1,000,000 rows of three ints, 1% of them with a value int refuses, into an
+# Dirty data: 1,000,000 rows of three ints, 1% of them with a value int refuses, into an
 # UNLOGGED table: COPY with ON_ERROR ignore (17+) vs fastcopy.load with on_error => 'ignore'
 # and with a rejects table (rejects => ..., dropped before each load); and the same rows without
 # the bad values (clean), fastcopy without and with a rejects table (what keeping one costs

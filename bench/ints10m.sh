@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# ints10m (SPEC §4.2): 10,000,000 rows of one int column (1..10000000) into a logged table,
+# ints10m: 10,000,000 rows of one int column (1..10000000) into a logged table,
 # COPY FROM vs fastcopy.load, alternating (the order swapped every round), one warm-up round,
 # ROUNDS counted rounds (default 3); TRUNCATE and CHECKPOINT before every load, outside the
 # timed part, so that each load starts with no dirty WAL or buffers of the one before. Prints

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# lotsaints (SPEC §4.1): 2,000,000 rows of (a int, b int, c int) — a = 1..2000000, b random in
+# lotsaints: 2,000,000 rows of (a int, b int, c int) — a = 1..2000000, b random in
 # ±50000, c = 3243423 — into an UNLOGGED table, COPY FROM vs fastcopy.load, alternating, one
 # warm-up each, ROUNDS counted rounds each, TRUNCATE (own transaction) before every load.
 # Release build, throwaway cluster per major. Prints medians and the ratio, checks that both

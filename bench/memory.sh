@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory (SPEC §4): peak RSS of the loading backend during a ~1 GB fastcopy.load at default
+# Memory: peak RSS of the loading backend during a ~1 GB fastcopy.load at default
 # settings, against the same backend before the load; COPY FROM of the same file in a session
 # of its own beside it. Writes bench/results/memory.md, one row per major.
 #   bench/memory.sh [major...]       default 17; SIZE_ROWS=24000000 by default (~1 GB)

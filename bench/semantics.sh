@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# COPY vs fastcopy.load on targets that need the executor per row or per batch (issue 6):
+# COPY vs fastcopy.load on targets that need the executor per row or per batch:
 # lotsaints (2,000,000 rows of three ints) into a table partitioned by range into 4 partitions,
 # a table with a foreign key, one with a stored generated column, one with a BEFORE ROW trigger
 # (both loaders insert one row at a time there). Alternating, one warm-up, ROUNDS counted

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Extension strategies on lotsaints, one session (issue 5's speed target): fastcopy.load with
+# Extension strategies on lotsaints, one session: fastcopy.load with
 # extend_strategy server, fixed and sticky (extend_pages 16, 64 and 512), alternating in every round,
 # ROUNDS counted rounds (default 41) after one warm-up, TRUNCATE and CHECKPOINT before each load
 # (untimed). Medians and the median of each round's ratio to `server` (> 1 = faster); the order

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What reaches the kernel when a table grows (SPEC §4.6): strace -f -c of the loading backend
+# What reaches the kernel when a table grows: strace -f -c of the loading backend
 # during a lotsaints load into a fresh UNLOGGED table, per extend_strategy/extend_method.
 # fallocate = posix_fallocate extension; pwritev = md.c zero-filling extension
 # (pg_pwrite_zeros); pwrite64 = data pages written out of the bulk-write ring (and, on 15, the

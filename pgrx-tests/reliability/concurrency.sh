@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Concurrency (issue 16, 4): for a bounded time, 4 sessions load one LOGGED table with a
+# Concurrency: for a bounded time, 4 sessions load one LOGGED table with a
 # primary key and a second index (each with its own extension strategy, a load per
 # transaction), 2 sessions read it (count by a sequential scan, count by an index scan) and a
 # session VACUUMs it; meanwhile a fifth loader is cancelled a third of the way into a big load

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Crash mid-load (issue 16, 1): a load into a LOGGED table with a primary key and a second
+# Crash mid-load: a load into a LOGGED table with a primary key and a second
 # index is killed part-way (`kill -9` of the loading backend, or an immediate shutdown of the
 # server), once per extension strategy and method, and once with freeze. After crash recovery
 # the table must hold exactly what it held before the load, amcheck (verify_heapam,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Disk full (issue 16, 5): a table (and its primary key) in a tablespace on a small tmpfs that
+# Disk full: a table (and its primary key) in a tablespace on a small tmpfs that
 # fills up in the middle of a load, once per extension strategy and method. COPY into a twin
 # in the same tablespace fails first; fastcopy must fail with COPY's ERROR (SQLSTATE and
 # message, the file's name aside), leave nothing visible, not crash the server; after space

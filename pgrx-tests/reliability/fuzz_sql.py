@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""SQL-level differential fuzzer (issue 16, 6; `make fuzz-sql`): mutations of the load corpus
+"""SQL-level differential fuzzer (`make fuzz-sql`): mutations of the load corpus
 (pgrx-tests/corpus/load) loaded with `fastcopy.load_data` and with the server's
 `COPY ... FROM STDIN` (psycopg's copy, fastcopy.copy_from off) into twin tables. After each
 case the two tables must hold the same rows, or both loads must fail with the same SQLSTATE,

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Bad input at scale (issue 16, 6): the SQL-level differential fuzzer (fuzz_sql.py) on one
+# Bad input at scale: the SQL-level differential fuzzer (fuzz_sql.py) on one
 # major's cluster for SECONDS (default 600): mutations of the load corpus through
 # fastcopy.load_data and through COPY FROM STDIN into twin tables. Differences are saved as
 # corpus cases in $FASTCOPY_RUN/fuzz-sql-found-MAJOR. One line.

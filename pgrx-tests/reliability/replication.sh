@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Replication (issue 16, 2): a streaming standby made with `pg_basebackup -R` here, every load
+# Replication: a streaming standby made with `pg_basebackup -R` here, every load
 # path on the primary (each extension strategy and method, freeze, a partitioned target,
 # indexes, TOAST-size values, on_error ignore, a COPY statement through the hook); once the
 # standby has replayed to the primary's LSN, each table on it equals the primary's and

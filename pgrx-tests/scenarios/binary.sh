@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# COPY's binary format (issue 15, point 6), differentially: the server's COPY on the same input
+# COPY's binary format, differentially: the server's COPY on the same input
 # is the oracle of every check. Each input is loaded by COPY from the server file and from psql's
 # \copy (COPY FROM STDIN), and by fastcopy: `fastcopy.load(..., format => 'binary')`,
 # `fastcopy.load_data(..., bytea, format => 'binary')` and the COPY hook (fastcopy.copy_from =

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Encodings as COPY handles them (issue 17), differentially: databases in UTF8, LATIN1 and
+# Encodings as COPY handles them, differentially: databases in UTF8, LATIN1 and
 # SQL_ASCII; input in UTF8, LATIN1, WIN1252, SJIS (client-only) and EUC_JP, valid and invalid,
 # with characters that have no equivalent, escapes that de-escape to high-bit bytes, and
 # files large enough that the conversion's reads split characters. Each input is loaded by

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Refusals and privileges (issue 16, 3), against COPY: for each non-superuser case (table
+# Refusals and privileges, against COPY: for each non-superuser case (table
 # INSERT, column INSERT only, no INSERT, pg_read_server_files with and without INSERT,
 # SELECT only, row-level security enabled and forced, a SECURITY DEFINER wrapper, no USAGE on
 # the table's schema, a table owned by another role, a temporary table) and for a read-only

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Full COPY semantics (issue 6), differentially: every scenario builds two identical schemas
+# Full COPY semantics, differentially: every scenario builds two identical schemas
 # (tables c_* for COPY, f_* for fastcopy.load, each side with its own audit tables, partitions,
 # referenced tables), loads the SAME file with `COPY c_x FROM file WITH (...)` and with
 # `fastcopy.load('f_x', file, ...)`, then compares every affected table both ways (EXCEPT ALL
@@ -517,8 +517,7 @@ else
     "$em_copy" "$em_load" em
 fi
 
-# the issue's first reproducer: a CRLF line `1<TAB>\.`, sent by psql from a file (no line of
-# it is exactly `\.`)
+# a CRLF line `1<TAB>\.`, sent by psql from a file (no line of it is exactly `\.`)
 printf '1\t\\.\r\n' > "$(f em2)"
 both <<'SQL'
 CREATE TABLE @em2 (a int, b text);

@@ -1,4 +1,4 @@
-//! `COPY … FROM` statements through fastcopy (`fastcopy.copy_from`; docs/architecture.md, "The COPY hook").
+//! `COPY … FROM` statements through fastcopy (`fastcopy.copy_from`; docs/architecture.md).
 //!
 //! A ProcessUtility hook, installed in `_PG_init`: with the setting `on` or `require`, a
 //! `CopyStmt` is offered to [`claim`](claim::claim), which takes it or names the reason to
