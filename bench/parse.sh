@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Parser benchmark (SPEC §4.5): the fastcopy integer parser vs the server's own pg_strtoint*,
+# Parser benchmark: the fastcopy integer parser vs the server's own pg_strtoint*,
 # in the same backend on the same strings (fastcopy.bench_int_parser), per input class.
 # Release build, throwaway cluster per major. Writes bench/results/parse.md.
 #
