@@ -1,13 +1,27 @@
-# The commands a user types. Everything sets itself up (scripts/setup.sh) on first use.
+# The commands a user types: `make install` and `make package` build for a PostgreSQL of your
+# own (PG_CONFIG); the others are the developers' and set themselves up (scripts/setup.sh:
+# PostgreSQL 15-18 trees, cargo-pgrx, a cluster user) on first use.
 SHELL := /bin/bash
 MAJOR ?= 17
+PG_CONFIG ?= pg_config
 
-.PHONY: setup test test-reliability test-core lint demo install bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types bench-dirty fmt start stop psql fuzz fuzz-sql
+.PHONY: setup install package install-dev test test-reliability test-core lint demo bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types bench-dirty fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
 
-## make test: setup, core tests, in-database tests on PostgreSQL 15, 16, 17 (what CI runs)
+## make install [PG_CONFIG=/path/to/pg_config]: build (release) and install into that PostgreSQL
+## (the pg_config on PATH by default): checks the build tools, copies with sudo when not root
+install:
+	scripts/install.sh "$(PG_CONFIG)"
+
+## make package [PG_CONFIG=/usr/lib/postgresql/NN/bin/pg_config]: a Debian package for that
+## PostgreSQL, target/debian/postgresql-NN-fastcopy_<version>-1_<arch>.deb
+package:
+	scripts/package.sh "$(PG_CONFIG)"
+
+## make test: setup, rustfmt, core tests, in-database suites and scenarios on PostgreSQL 15-18,
+## the Debian package on Debian's postgresql-15 (what CI runs)
 test:
 	scripts/test.sh
 
@@ -17,11 +31,12 @@ test:
 test-reliability:
 	scripts/reliability.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
 
-## clippy on every major (every unsafe block documented: clippy::undocumented_unsafe_blocks
-## is denied in src/lib.rs) and rustfmt; make test builds the last major it tests through
-## clippy-driver (the same lints, that major only)
+## clippy on every major and on the core (every unsafe block documented:
+## clippy::undocumented_unsafe_blocks is denied for the workspace in Cargo.toml) and rustfmt;
+## make test builds the last major it tests through clippy-driver (the same lints, that major)
 lint: setup
-	for m in 15 16 17 18; do cargo clippy -p fastcopy --no-default-features --features pg$$m -- -D clippy::undocumented_unsafe_blocks || exit 1; done
+	for m in 15 16 17 18; do cargo clippy -p fastcopy --no-default-features --features "pg$$m bench" || exit 1; done
+	cargo clippy -p fastcopy-core --all-targets
 	cargo fmt --all -- --check
 
 ## cargo test of the PostgreSQL-free core only (seconds)
@@ -32,12 +47,13 @@ test-core:
 demo:
 	scripts/demo.sh $(MAJOR)
 
-## install the release build into PostgreSQL $(MAJOR)'s tree
-install: setup
+## the release build into the PostgreSQL $(MAJOR) tree that setup downloaded
+install-dev: setup
 	scripts/install.sh $(MAJOR)
 
 bench: bench-dirty bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
 
+## the parser's in-process driver (fastcopy.bench_int_parser) is built with the feature `bench`
 bench-parse: setup
 	bench/parse.sh
 

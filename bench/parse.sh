@@ -9,6 +9,7 @@ here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
 . scripts/env.sh
 . bench/lib.sh
+export FASTCOPY_FEATURES=bench  # fastcopy.bench_int_parser
 majors=($(bench_majors "$@"))
 out=bench/results/parse.md
 mkdir -p bench/results

@@ -1,9 +1,11 @@
-// Shared helpers of the in-database suites (included into `mod tests` in src/lib.rs).
+//! Shared helpers of the in-database suites (included into `mod tests` in src/lib.rs).
+
+use pgrx::prelude::*;
 
 /// Makes `pg_temp.fc_outcome(query, role)` and `pg_temp.fc_outcome_arg(query, arg)`: run
 /// `query` (one text value or none; as `role` unless NULL) in a subtransaction and answer
 /// `ok:<value>` or `err:<SQLSTATE>:<message>`, so a test can compare outcomes, errors included.
-fn make_outcome_functions() {
+pub(crate) fn make_outcome_functions() {
     Spi::run(
         r#"
         CREATE OR REPLACE FUNCTION pg_temp.fc_outcome(q text, role text DEFAULT NULL) RETURNS text
@@ -33,7 +35,7 @@ fn make_outcome_functions() {
 
 /// The outcome of one statement with the error's first CONTEXT line:
 /// `ok:<value>` or `err:<SQLSTATE>:<message> | <context>`.
-fn outcome_with_context(query: &str) -> String {
+pub(crate) fn outcome_with_context(query: &str) -> String {
     Spi::run(
         r#"
         CREATE OR REPLACE FUNCTION pg_temp.fc_outcome_ctx(q text) RETURNS text
@@ -55,7 +57,7 @@ fn outcome_with_context(query: &str) -> String {
 }
 
 /// The outcome of one statement: `ok:<value>` or `err:<SQLSTATE>:<message>`.
-fn outcome(query: &str) -> String {
+pub(crate) fn outcome(query: &str) -> String {
     make_outcome_functions();
     Spi::get_one_with_args::<String>("SELECT pg_temp.fc_outcome($1)", &[query.into()])
         .unwrap()
@@ -63,7 +65,7 @@ fn outcome(query: &str) -> String {
 }
 
 /// The outcome of one statement run as `role` (reset afterwards).
-fn outcome_as(role: &str, query: &str) -> String {
+pub(crate) fn outcome_as(role: &str, query: &str) -> String {
     make_outcome_functions();
     Spi::get_one_with_args::<String>(
         "SELECT pg_temp.fc_outcome($1, $2)",
@@ -74,7 +76,7 @@ fn outcome_as(role: &str, query: &str) -> String {
 }
 
 /// The server's major version number (15, 16, 17).
-fn server_major() -> i32 {
+pub(crate) fn server_major() -> i32 {
     Spi::get_one::<i32>("SELECT current_setting('server_version_num')::int / 10000")
         .unwrap()
         .unwrap()
@@ -82,7 +84,7 @@ fn server_major() -> i32 {
 
 /// Reads a corpus file of one input per line: `#` starts a comment line, escapes `\\ \t \n \r
 /// \v \f`, `\s` for a space, and a line `\e` for the empty string.
-fn corpus_lines(text: &str) -> Vec<String> {
+pub(crate) fn corpus_lines(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for line in text.lines() {
         if line.starts_with('#') || line.is_empty() {
@@ -118,7 +120,7 @@ fn corpus_lines(text: &str) -> Vec<String> {
 
 /// The error `query` raises, as GET STACKED DIAGNOSTICS reads it: SQLSTATE, message, detail,
 /// hint and column (empty where none); `None` if it raises none.
-fn error_diagnostics(query: &str) -> Option<Vec<String>> {
+pub(crate) fn error_diagnostics(query: &str) -> Option<Vec<String>> {
     Spi::run(
         r#"
         CREATE OR REPLACE FUNCTION pg_temp.fc_error_diagnostics(q text) RETURNS text[]
@@ -142,4 +144,28 @@ fn error_diagnostics(query: &str) -> Option<Vec<String>> {
     )
     .unwrap()
     .map(|v| v.into_iter().map(Option::unwrap_or_default).collect())
+}
+
+pub(crate) fn quote_literal(s: &str) -> String {
+    format!("'{}'", s.replace('\'', "''"))
+}
+
+/// A path the server can write and read for this test backend.
+pub(crate) fn scratch_file(name: &str, bytes: &[u8]) -> String {
+    let path = format!("/tmp/fastcopy-test-{}-{}", std::process::id(), name);
+    std::fs::write(&path, bytes).unwrap();
+    path
+}
+
+/// Every row of `table` as text, sorted: equal strings mean equal tables.
+pub(crate) fn table_text(table: &str) -> String {
+    Spi::get_one::<String>(&format!(
+        "SELECT coalesce(string_agg(t::text, E'\\n' ORDER BY t::text COLLATE \"C\"), '') FROM {table} t"
+    ))
+    .unwrap()
+    .unwrap()
+}
+
+pub(crate) fn sqlstate(outcome: &str) -> Option<&str> {
+    outcome.strip_prefix("err:").map(|s| &s[..5])
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Everything CI runs (`make test`): setup if needed, the pure-Rust core's tests, then the
-# in-database suites on PostgreSQL 15, 16, 17 and 18. Ends with one summary line; exit 1 on failure.
+# Everything CI runs (`make test`): setup if needed, rustfmt, the pure-Rust core's tests, the
+# in-database suites and scenarios on PostgreSQL 15, 16, 17 and 18, and the Debian package on
+# Debian's own postgresql-15. Ends with one summary line; exit 1 on failure.
 set -uo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 cd "$here/.."
@@ -23,6 +24,7 @@ step() {  # name command...
 
 scripts/setup.sh || { echo "make test: FAILED (setup)"; exit 1; }
 
+step rustfmt cargo fmt --all -- --check
 step core cargo test -p fastcopy-core
 # the load corpus' manifest parses and lists exactly its data files
 step corpus python3 pgrx-tests/corpus/load/check_cases.py
@@ -83,6 +85,9 @@ done
 # while the last majors' sessions run: the fuzz targets build against the core's current API
 # (running them: make fuzz; the check leaves out libFuzzer's C++, which only linking needs)
 step fuzz-build bash -c 'cd fuzz && cargo check -q --no-default-features'
+# what a user of Debian's PostgreSQL does: make package, apt install, CREATE EXTENSION, a load
+# and a \copy through the hook, apt remove
+step package-debian pgrx-tests/package/debian.sh
 wait "${lanes[@]}"
 for m in $majors; do
   cat "$FASTCOPY_RUN/sessions-$m.log"

@@ -1,26 +1,27 @@
 //! fastcopy: load data into heap tables faster than COPY FROM.
 //!
-//! The SQL-facing layer is thin; one load reads top to bottom in `load` (its module docs
-//! draw the data path: options → target → source → decoder on the reader thread → loader →
-//! batch → heap).
+//! The SQL-facing layer is thin; one load reads top to bottom in `load` (its module docs name
+//! the stages: options → target → source → decoder on the reader thread → loader → batch →
+//! heap; docs/architecture.md walks the path).
 //!
 //! - `api`: `fastcopy.load` / `fastcopy.load_data`, their options declared once.
 //! - `load`: one load.
 //! - `copy_hook`: `COPY … FROM` statements through fastcopy (`fastcopy.copy_from`).
 //! - `error`: raising ERRORs; server errors leave a load as the server raised them.
-//! - `compat`: the PostgreSQL 15/16/17 differences of the executor calls, in one place.
+//! - `compat`: the PostgreSQL-version differences of the executor calls, in one place.
 //! - `extend`: relation extension strategies (`fastcopy.extend_*`), their version differences.
 //! - `guc`: the `fastcopy.*` settings.
 //! - `parse`: `fastcopy.parse_int*` over the int core of `fastcopy-core`.
-//! - `bench`: `fastcopy.bench_int_parser`, the parser benchmark's in-process driver.
+//! - `bench` (cargo feature `bench`): `fastcopy.bench_int_parser`, the parser benchmark's
+//!   in-process driver.
 //!
-//! Every `unsafe` block says why it holds (`clippy::undocumented_unsafe_blocks`, `make lint`).
-
-#![deny(clippy::undocumented_unsafe_blocks)]
+//! Every `unsafe` block says why it holds (`clippy::undocumented_unsafe_blocks`, denied for the
+//! workspace in Cargo.toml; `make lint`).
 
 use pgrx::prelude::*;
 
 mod api;
+#[cfg(feature = "bench")]
 mod bench;
 mod compat;
 mod copy_hook;
@@ -39,21 +40,10 @@ pub extern "C-unwind" fn _PG_init() {
     copy_hook::install();
 }
 
-/// In-database suites: the files live in `pgrx-tests/` and share this module's imports.
+/// The in-database suites (`cargo pgrx test`): one module per file of `pgrx-tests/`.
 #[cfg(any(test, feature = "pg_test"))]
-#[pg_schema]
-mod tests {
-    #[allow(unused_imports)]
-    use pgrx::prelude::*;
-    include!("../pgrx-tests/util.rs");
-    include!("../pgrx-tests/guc.rs");
-    include!("../pgrx-tests/parse.rs");
-    include!("../pgrx-tests/load.rs");
-    include!("../pgrx-tests/errors.rs");
-    include!("../pgrx-tests/types.rs");
-    include!("../pgrx-tests/set_null.rs");
-    include!("../pgrx-tests/rejects.rs");
-}
+#[path = "../pgrx-tests/mod.rs"]
+mod suites;
 
 /// Required by `cargo pgrx test`.
 #[cfg(test)]
