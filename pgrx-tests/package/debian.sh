@@ -56,7 +56,7 @@ CREATE EXTENSION fastcopy;
 CREATE TABLE by_copy (a int PRIMARY KEY, b int, c text);
 CREATE TABLE by_load (LIKE by_copy INCLUDING ALL);
 CREATE TABLE by_hook (LIKE by_copy INCLUDING ALL);
-COPY (SELECT g, (g * 7919) % 100003 - 50000, CASE WHEN g % 10 = 0 THEN NULL ELSE 'row ' || g END
+COPY (SELECT g, (g::bigint * 7919) % 100003 - 50000, CASE WHEN g % 10 = 0 THEN NULL ELSE 'row ' || g END
       FROM generate_series(1, 300000) g) TO '$file';
 COPY by_copy FROM '$file';
 SELECT rows_loaded FROM fastcopy.load('by_load', '$file');
@@ -71,7 +71,7 @@ check "CREATE EXTENSION and fastcopy.load: 300000 rows, none different from COPY
 dpsql -c "ALTER DATABASE postgres SET session_preload_libraries = 'fastcopy'" \
       -c "ALTER DATABASE postgres SET fastcopy.copy_from = 'require'"
 t0=$(date +%s%N)
-out=$(dpsql -c "\\copy by_hook FROM '$file'" 2>&1)
+out=$("$bindir/psql" -h "$FASTCOPY_RUN" -p "$port" -U postgres -X -c "\\copy by_hook FROM '$file'" 2>&1)
 t1=$(date +%s%N)
 check "\\copy through the hook (copy_from = require): $out" '[ "$out" = "COPY 300000" ]'
 out=$(dpsql -c "SELECT count(*) FROM (TABLE by_copy EXCEPT TABLE by_hook) d" \
@@ -83,7 +83,7 @@ t3=$(date +%s%N)
 echo "info \\copy of 300000 rows: fastcopy $(( (t1 - t0) / 1000000 )) ms, the server's COPY $(( (t3 - t2) / 1000000 )) ms"
 out=$(dpsql -c "CREATE EXTENSION amcheck" -c "SELECT bt_index_check('by_hook_pkey', true)" \
             -c "SELECT bt_index_check('by_load_pkey', true)" 2>&1)
-check "amcheck is clean on the loaded tables' indexes" '[ "$(echo "$out" | tr "\n" " ")" = "  " ]' "$out"
+check "amcheck is clean on the loaded tables' indexes" '[ -z "$out" ]' "$out"
 
 # 6. the package removed again
 cleanup
