@@ -1,9 +1,20 @@
 //! Every PostgreSQL 15 / 16 / 17 / 18 difference of the executor calls the loader makes, each
 //! behind one `cfg` here, and the server's major ([`server_major`]) for those decided at run
-//! time. The other concerns keep theirs in one file each: relation extension in `extend.rs`,
-//! the page writer's WAL and buffer calls in `load/pages.rs`, the client's receive buffer in
-//! `load/input/client.rs`, COPY's option wording in `load/spec.rs`, the integer grammar in
-//! `parse.rs`, the end-of-data rules in the core's reader.
+//! time. Each other mechanism keeps its differences in one file of its own:
+//! - relation extension: `extend/` (one module per version's mechanism, chosen by its `mod`
+//!   line: `extend_buffered_rel_by.rs` on 16+, `smgrextend.rs` on 15);
+//! - the page writer's buffer call (`RelationGetBufferForTuple`, 16+'s `num_pages`):
+//!   `load/pages.rs`;
+//! - whether bytes wait in the client's receive buffer (17 renamed `pq_buffer_has_data`):
+//!   `load/input/client.rs`;
+//! - the integer grammar (16's hex, octal, binary and underscores): `parse.rs`;
+//! - `extend_method = fallocate`, refused on 15: `guc.rs`.
+//!
+//! Decided at run time by [`server_major`]: COPY's options per major (which exist, their
+//! wording; `load/spec.rs`, given the major by `load/mod.rs` and `copy_hook/claim.rs`), the
+//! wording of the file-privilege error (16+, `load/input/source.rs`), FREEZE refused for a
+//! foreign table (18, `load/target.rs`), and the end-of-data rules and the binary header in
+//! the core's readers (given the major by `load/mod.rs`).
 
 use pgrx::pg_sys;
 

@@ -388,7 +388,10 @@ impl Buffer {
             pg_sys::FreeBulkInsertState(self.bistate);
             pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
         }
-        (self.extender.pages_extended, self.extender.extend_calls)
+        (
+            self.extender.counts.pages_extended,
+            self.extender.counts.extend_calls,
+        )
     }
 }
 

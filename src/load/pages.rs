@@ -43,18 +43,15 @@
 
 use super::heap_layout::{
     BLCKSZ, HEAPTUPLESIZE, LINE_POINTER, MAX_TUPLES_PER_PAGE, PAGE_HEADER, TOAST_THRESHOLD,
-    chunk_t_len, maxalign,
+    chunk_t_len, copy_short, maxalign,
 };
-use super::page_wal::{XLH_INSERT_ALL_FROZEN_SET, XLH_INSERT_LAST_IN_MULTI};
+use super::page_wal::{self, Entries, XLH_INSERT_ALL_FROZEN_SET, XLH_INSERT_LAST_IN_MULTI};
 use crate::compat;
 use crate::extend::Extender;
 use crate::guc;
 use pgrx::pg_sys;
 use std::ffi::c_int;
 use std::mem::offset_of;
-
-/// Tuples up to this many bytes are copied by [`copy_short`] (inline), longer ones by memcpy.
-const SHORT_COPY: usize = 64;
 
 /// Server functions pgrx does not bind, each called through pgrx's FFI guard.
 mod c {
@@ -98,17 +95,17 @@ pub struct Pages {
     /// `RelationNeedsWAL`.
     needwal: bool,
     /// `RelationIsLogicallyLogged`: records carry the new tuples even with a page image.
-    pub(super) logical: bool,
+    logical: bool,
     /// `RelationGetTargetPageFreeSpace(rel, HEAP_DEFAULT_FILLFACTOR)`.
     save_free_space: usize,
-    pub(super) tuples: Vec<pg_sys::HeapTuple>,
+    tuples: Vec<pg_sys::HeapTuple>,
     /// The batch's tuples as the reader formed them by a fixed plan, when they came that way
     /// (then `tuples` is empty): see [`Uniform`].
-    pub(super) uniform: Uniform,
+    uniform: Uniform,
     /// The offset numbers of a uniform batch's tuples on the page being filled.
-    pub(super) offsets: Box<[u16; MAX_TUPLES_PER_PAGE]>,
+    offsets: Box<[u16; MAX_TUPLES_PER_PAGE]>,
     /// Where a page's WAL record is put together (heapam.c's `PGAlignedBlock scratch`).
-    pub(super) scratch: Box<[u64; BLCKSZ / 8]>,
+    scratch: Box<[u64; BLCKSZ / 8]>,
     /// Rows this writer put on pages.
     rows: u64,
     /// Flushes that went to `heap_multi_insert` because a tuple needed the toaster.
@@ -396,30 +393,17 @@ impl Pages {
         let n = self.count();
         let mut vmbuffer: pg_sys::Buffer = pg_sys::InvalidBuffer as pg_sys::Buffer;
         let mut ndone = 0;
-        #[cfg(not(feature = "pg15"))]
-        let (mut starting_with_empty_page, mut npages, mut npages_used) = (false, 0usize, 0usize);
+        let mut pages_left = PagesLeft::default();
         while ndone < n {
             pgrx::check_for_interrupts!();
-            // 16+: the pages the rest needs at worst, for the extension's size, as
-            // heap_multi_insert estimates them (again after a page that was not empty)
-            #[cfg(not(feature = "pg15"))]
-            let pages_left = {
-                if ndone == 0 || !starting_with_empty_page {
-                    npages = self.pages_needed(ndone);
-                    npages_used = 0;
-                } else {
-                    npages_used += 1;
-                }
-                npages - npages_used
-            };
-            #[cfg(feature = "pg15")]
-            let pages_left = 0;
             // SAFETY: as the function's contract; the first remaining tuple is valid.
             let buffer = unsafe {
                 let len = self.len_of(ndone);
                 // 15: the page the heap would extend by, from a range added ahead
                 extender.before_page(rel, bistate, len, || self.pages_needed(ndone));
-                buffer_for(rel, len, options, bistate, &raw mut vmbuffer, pages_left)
+                relation_get_buffer_for_tuple(rel, len, options, bistate, &raw mut vmbuffer, || {
+                    pages_left.next(ndone == 0, || self.pages_needed(ndone))
+                })
             };
             // SAFETY: `buffer` is pinned and exclusively locked, with room for the first
             // remaining tuple under the fillfactor (RelationGetBufferForTuple's promise);
@@ -430,12 +414,7 @@ impl Pages {
             else {
                 break;
             };
-            #[cfg(not(feature = "pg15"))]
-            {
-                starting_with_empty_page = empty;
-            }
-            #[cfg(feature = "pg15")]
-            let _ = empty;
+            pages_left.last_empty = empty;
             ndone += done;
         }
         // SAFETY: as the function's contract; `vmbuffer` is ours.
@@ -621,7 +600,24 @@ impl Pages {
                 if ndone + k == n {
                     flags |= XLH_INSERT_LAST_IN_MULTI;
                 }
-                let lsn = self.log_page(buffer, page, ndone, k, empty, flags);
+                let entries = if self.uniform.count > 0 {
+                    Entries::Uniform {
+                        len: self.uniform.len,
+                        head: self.uniform.head.as_ptr() as pg_sys::HeapTupleHeader,
+                        offsets: &self.offsets[..k],
+                    }
+                } else {
+                    Entries::Tuples(&self.tuples[ndone..ndone + k])
+                };
+                let lsn = page_wal::log_page(
+                    self.scratch.as_mut_ptr() as *mut u8,
+                    buffer,
+                    page,
+                    entries,
+                    empty,
+                    flags,
+                    self.logical,
+                );
                 (*hdr).pd_lsn.xlogid = (lsn >> 32) as u32;
                 (*hdr).pd_lsn.xrecoff = lsn as u32;
             }
@@ -842,41 +838,6 @@ unsafe fn free_space(hdr: *const pg_sys::PageHeaderData) -> usize {
     space - LINE_POINTER
 }
 
-/// `len` bytes from `from` to `to`, exactly those (the page's padding after a tuple stays as
-/// the server leaves it): a short tuple word by word, inline (the page writer copies each
-/// tuple twice, onto the page and into the record; a call to memcpy for the 4 data bytes of
-/// an int column cost more than the copy), a longer one by memcpy.
-///
-/// # Safety
-/// `from` readable and `to` writable for `len` bytes, not overlapping.
-#[inline(always)]
-pub(super) unsafe fn copy_short(from: *const u8, to: *mut u8, len: usize) {
-    // SAFETY: as the function's contract: every access is inside the first `len` bytes of
-    // each (8-byte steps while 8 remain, then 4, 2, 1), unaligned.
-    unsafe {
-        if len > SHORT_COPY {
-            std::ptr::copy_nonoverlapping(from, to, len);
-            return;
-        }
-        let mut i = 0;
-        while i + 8 <= len {
-            (to.add(i) as *mut u64).write_unaligned((from.add(i) as *const u64).read_unaligned());
-            i += 8;
-        }
-        if i + 4 <= len {
-            (to.add(i) as *mut u32).write_unaligned((from.add(i) as *const u32).read_unaligned());
-            i += 4;
-        }
-        if i + 2 <= len {
-            (to.add(i) as *mut u16).write_unaligned((from.add(i) as *const u16).read_unaligned());
-            i += 2;
-        }
-        if i < len {
-            *to.add(i) = *from.add(i);
-        }
-    }
-}
-
 /// `RelationPutHeapTuple`: the tuple onto the page (appended after the last line pointer, as
 /// `PageAddItemExtended` appends to a page without unused ones, or through it), its TID into
 /// `t_self` and the stored tuple's `t_ctid`.
@@ -1011,49 +972,62 @@ unsafe fn serializable_check(rel: pg_sys::Relation) {
     }
 }
 
-/// `RelationGetBufferForTuple` for a tuple of `len` bytes (16+: with the pages the rest of the
-/// batch needs at worst, `pages_left`, for the extension's size; 15 has no such argument).
+/// `RelationGetBufferForTuple` for a tuple of `len` bytes, through pgrx's FFI guard. 16+
+/// passes `num_pages`, the pages the rest of the batch needs at worst (the extension's size;
+/// asked once per call there), 15 has no such argument.
 ///
 /// # Safety
 /// As [`Pages::insert`]; `vmbuffer` points to the caller's visibility map buffer.
-unsafe fn buffer_for(
+unsafe fn relation_get_buffer_for_tuple(
     rel: pg_sys::Relation,
     len: usize,
     options: c_int,
     bistate: pg_sys::BulkInsertState,
     vmbuffer: *mut pg_sys::Buffer,
-    pages_left: usize,
+    num_pages: impl FnOnce() -> usize,
 ) -> pg_sys::Buffer {
     let invalid = pg_sys::InvalidBuffer as pg_sys::Buffer;
+    let len = len as pg_sys::Size;
+    let other = std::ptr::null_mut();
     // SAFETY: as the function's contract; the call goes through pgrx's FFI guard, so that an
     // ERROR unwinds as pgrx expects.
     unsafe {
-        pg_sys::ffi::pg_guard_ffi_boundary(|| {
-            #[cfg(feature = "pg15")]
-            let b = {
-                let _ = pages_left;
-                c::RelationGetBufferForTuple(
-                    rel,
-                    len as pg_sys::Size,
-                    invalid,
-                    options,
-                    bistate,
-                    vmbuffer,
-                    std::ptr::null_mut(),
-                )
-            };
-            #[cfg(not(feature = "pg15"))]
-            let b = c::RelationGetBufferForTuple(
-                rel,
-                len as pg_sys::Size,
-                invalid,
-                options,
-                bistate,
-                vmbuffer,
-                std::ptr::null_mut(),
-                pages_left as c_int,
-            );
-            b
-        })
+        #[cfg(feature = "pg15")]
+        let _ = num_pages;
+        #[cfg(feature = "pg15")]
+        let call =
+            || c::RelationGetBufferForTuple(rel, len, invalid, options, bistate, vmbuffer, other);
+        #[cfg(not(feature = "pg15"))]
+        let num_pages = num_pages() as c_int;
+        #[cfg(not(feature = "pg15"))]
+        let call = || {
+            c::RelationGetBufferForTuple(
+                rel, len, invalid, options, bistate, vmbuffer, other, num_pages,
+            )
+        };
+        pg_sys::ffi::pg_guard_ffi_boundary(call)
+    }
+}
+
+/// `heap_multi_insert`'s estimate of the pages the rest of a batch needs (16+'s `num_pages`):
+/// counted again after a page that was not empty before, one fewer for each empty page used.
+#[derive(Default)]
+struct PagesLeft {
+    npages: usize,
+    used: usize,
+    /// The last page filled was empty.
+    last_empty: bool,
+}
+
+impl PagesLeft {
+    /// The estimate for the next page; `first`: the batch's first page.
+    fn next(&mut self, first: bool, needed: impl FnOnce() -> usize) -> usize {
+        if first || !self.last_empty {
+            self.npages = needed();
+            self.used = 0;
+        } else {
+            self.used += 1;
+        }
+        self.npages - self.used
     }
 }
