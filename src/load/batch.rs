@@ -1,20 +1,31 @@
-//! The insert buffers, as COPY's `CopyMultiInsertInfo`: one [`Buffer`] per result relation
-//! (the target, or each leaf partition rows were routed to), flushed together once they hold
-//! `max_tuples` rows or `max_bytes` of input. A flush inserts each buffer's rows with one
-//! `table_multi_insert`, then per row its index entries and AFTER ROW triggers (foreign keys
-//! included), as `CopyMultiInsertBufferFlush` does. A relation with BEFORE ROW triggers, or a
-//! load with volatile defaults, gets its rows one at a time (a buffer flushed after every row,
-//! COPY's `CIM_SINGLE`), so that the triggers and default expressions see every earlier row.
+//! The insert buffers of a load, as COPY's `CopyMultiInsertInfo`: one [`Buffer`] per result
+//! relation (the target, or each leaf partition rows were routed to), flushed together once
+//! they hold `max_tuples` rows or `max_bytes` of input. A relation with BEFORE ROW triggers,
+//! or a load with volatile defaults, gets its rows one at a time (a buffer flushed after every
+//! row, COPY's `CIM_SINGLE`), so that the triggers and default expressions see every earlier
+//! row. Whether a batch is flushed, and when, is the loader's call.
 //!
-//! Rows go in through `store.rs`; whether a batch is flushed, and when, is the loader's call.
+//! A converted row goes in one of two ways:
+//! - [`Batch::store_fast`] (`Target::fast`: plain tables, AFTER triggers and foreign keys
+//!   included; reader-formed tuples by [`Batch::store_formed`] and
+//!   [`Batch::store_formed_run`]): the tuple is formed straight into batch memory and checked
+//!   against NOT NULL and CHECK constraints; no executor step per row.
+//! - [`Batch::stage_routed`] then [`Batch::finish_routed`]: the executor path in `CopyFrom`'s
+//!   order, where the executor must see each row (partition routing, BEFORE ROW triggers,
+//!   stored generated columns). Between the two the loader flushes the batch when the row's
+//!   relation takes rows one at a time ([`Batch::must_flush_before`]).
 
+use super::buffer::{BatchState, Buffer, Checked, FailedCheck, Staged, page_space};
+use super::common::interrupt_pending;
+use super::convert::Values;
 use super::pages::Pages;
 use super::position::Position;
 use super::slot;
 use super::target::Target;
-use super::tuple::Arena;
+use super::tuple::{Arena, Former};
 use crate::compat;
-use crate::extend::Extender;
+use fastcopy_core::input::Row;
+use fastcopy_core::pipeline::{RowBlock, RowMark};
 use pgrx::pg_sys;
 use std::collections::HashMap;
 
@@ -23,433 +34,48 @@ const MAX_BUFFERS: usize = 32;
 /// WAL bytes between two of [`Batch::nudge_wal_writer`]'s requests to the WAL writer.
 const WAL_HINT: u64 = 1 << 20;
 
-/// The pending rows of one result relation, and the facts about it every row needs (computed
-/// once, when its first row arrives).
-pub struct Buffer {
-    pub rri: *mut pg_sys::ResultRelInfo,
-    rel: pg_sys::Relation,
-    slots: Vec<*mut pg_sys::TupleTableSlot>,
-    linenos: Vec<u64>,
-    pub(super) used: usize,
-    /// NULL for a foreign table (its FDW inserts).
-    bistate: pg_sys::BulkInsertState,
-    /// A foreign table (the target or a partition): each row goes to its FDW's
-    /// ExecForeignInsert, one at a time, as in COPY's single-row mode.
-    foreign: *mut pg_sys::FdwRoutine,
-    /// Rows the FDW did not insert ("do nothing"): not counted, as COPY does not count them.
-    pub not_inserted: u64,
-    /// The slots' tuple descriptor (see `next_slot`).
-    slot_desc: pg_sys::TupleDesc,
-    /// `tuple::constant_flags` of the slots (all made alike).
-    pub slot_flags: u16,
-    /// Bytes the buffered tuples will take on heap pages (line pointers included).
-    pub tuple_bytes: usize,
-    /// Relation extension ahead of the heap (fastcopy.extend_strategy).
-    extender: Extender,
-    /// BEFORE ROW INSERT triggers.
-    pub before_row: bool,
-    /// Rows go one at a time (BEFORE ROW triggers, volatile defaults), COPY's `CIM_SINGLE`.
-    pub single: bool,
-    /// AFTER ROW INSERT triggers or a transition table.
-    after_row: bool,
-    has_indexes: bool,
-    /// Stored generated columns to compute per row.
-    pub generated: bool,
-    /// NOT NULL or CHECK constraints to test per row.
-    pub has_constraints: bool,
-    /// The constraints are NOT NULL constraints of stored columns only (no CHECK constraint,
-    /// no virtual generated column): `ExecConstraints` can fail only for a row with a NULL in
-    /// one of `not_null`, so a tuple without one skips it.
-    pub not_null_only: bool,
-    /// The attributes (0-based, ascending) with a NOT NULL constraint.
-    pub not_null: Vec<u16>,
-    /// Test the partition constraint per row: a partition loaded directly, or a routed row a
-    /// BEFORE ROW trigger may have changed.
-    pub partition_check: bool,
-    /// From the partitioned root's rows to this partition's, NULL when they match.
-    pub map: *mut pg_sys::TupleConversionMap,
-    /// The bulk page path's writer, when it takes this relation's rows (`pages.rs`).
-    pub pages: Option<Pages>,
-    /// The page path without slots: no index, AFTER ROW trigger, constraint or partition
-    /// check needs the row in a slot, so `store_fast` pushes the tuple to `pages` directly.
-    pub slotless: bool,
-    /// Where the slots and their descriptor live: the memory context current when the buffer
-    /// was made (the load's), not the batch memory a flush resets.
-    memory: pg_sys::MemoryContext,
-    last_used: u64,
+/// What storing a row did.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stored {
+    /// The row is buffered.
+    Buffered,
+    /// The row is buffered and the batch must be flushed now.
+    Full,
+    /// A BEFORE ROW trigger returned NULL: the row is not inserted (and not counted).
+    SkippedByTrigger,
+    /// The WHERE condition is not true for the row (counted as excluded).
+    Excluded,
+    /// An INSTEAD OF INSERT row trigger took the row (counted, as COPY counts it).
+    Instead,
+    /// The row failed its constraint checks, and the load keeps such rows as rejects
+    /// ([`Batch::keep_failed_checks`]): not inserted; the error is in
+    /// [`Batch::take_failed_check`].
+    FailedCheck,
 }
 
-impl Buffer {
-    /// `routed`: a leaf partition found by tuple routing (else the target itself).
-    ///
-    /// # Safety
-    /// `rri` is the target's result relation or one tuple routing returned for it.
-    unsafe fn new(rri: *mut pg_sys::ResultRelInfo, target: &Target, routed: bool) -> Buffer {
-        // SAFETY: as the function's contract: `rri` and its relation are open.
-        unsafe {
-            let rel = (*rri).ri_RelationDesc;
-            // (tuple routing began a foreign partition's insert, as for COPY)
-            let foreign = (*rri).ri_FdwRoutine;
-            let trig = (*rri).ri_TrigDesc;
-            let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
-            let constr = (*(*rel).rd_att).constr;
-            let is_partition = (*(*rel).rd_rel).relispartition;
-            let mut buffer = Buffer {
-                rri,
-                rel,
-                slots: Vec::new(),
-                linenos: Vec::new(),
-                used: 0,
-                bistate: match foreign.is_null() {
-                    true => pg_sys::GetBulkInsertState(),
-                    false => std::ptr::null_mut(),
-                },
-                foreign,
-                not_inserted: 0,
-                slot_desc: std::ptr::null_mut(),
-                slot_flags: 0,
-                tuple_bytes: 0,
-                extender: Extender::new(rel, target.ti_options),
-                before_row,
-                single: before_row || target.single_rows || !foreign.is_null(),
-                // a transition table of the root collects the rows of every partition
-                after_row: !target.transition_capture.is_null()
-                    || (!trig.is_null()
-                        && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table)),
-                has_indexes: (*rri).ri_NumIndices > 0,
-                generated: !constr.is_null() && (*constr).has_generated_stored,
-                // (COPY checks them in plain tables only)
-                has_constraints: foreign.is_null()
-                    && !constr.is_null()
-                    && ((*constr).has_not_null || (*constr).num_check > 0),
-                not_null_only: foreign.is_null()
-                    && !constr.is_null()
-                    && (*(*rel).rd_rel).relchecks == 0
-                    && !has_virtual_columns((*rel).rd_att),
-                not_null: not_null_attributes((*rel).rd_att),
-                partition_check: is_partition && (!routed || before_row),
-                map: if routed {
-                    compat::root_to_child_map(rri, target.estate)
-                } else {
-                    std::ptr::null_mut()
-                },
-                // the short path's rows of a plain table (a relation tuple routing found
-                // takes the executor path)
-                pages: match target.fast && !routed && foreign.is_null() {
-                    true => Pages::new(rel),
-                    false => None,
-                },
-                slotless: false,
-                memory: pg_sys::CurrentMemoryContext,
-                last_used: 0,
-            };
-            buffer.slotless = buffer.pages.is_some()
-                && !buffer.has_indexes
-                && !buffer.after_row
-                && (!buffer.has_constraints || buffer.not_null_only)
-                && !buffer.partition_check
-                && !buffer.single;
-            buffer
-        }
-    }
-
-    /// The next empty heap-tuple slot (created on first use, reused after).
-    #[inline]
-    pub fn next_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
-        self.slot_at(self.used)
-    }
-
-    /// A slot to test a row's constraints in, for a buffer without slots (`slotless`), which
-    /// holds no row in its slots.
-    pub fn test_slot(&mut self) -> *mut pg_sys::TupleTableSlot {
-        debug_assert!(self.slotless);
-        self.slot_at(0)
-    }
-
-    /// Slot `i` (created, with those before it, on first use).
-    #[inline]
-    fn slot_at(&mut self, i: usize) -> *mut pg_sys::TupleTableSlot {
-        while i >= self.slots.len() {
-            // SAFETY: the relation is open; the slots are dropped in `finish`, and made in the
-            // buffer's own memory context (a flush may call this with the batch memory
-            // current).
-            unsafe {
-                let old = pg_sys::MemoryContextSwitchTo(self.memory);
-                if self.slot_desc.is_null() {
-                    // A copy of the relation's descriptor that is not reference-counted:
-                    // slots of the relation's own would each pin it in the resource owner, and
-                    // with thousands of slots every buffer pin of the insert path pays for that.
-                    self.slot_desc = pg_sys::CreateTupleDescCopy((*self.rel).rd_att);
-                }
-                let slot = pg_sys::MakeSingleTupleTableSlot(
-                    self.slot_desc,
-                    &raw const pg_sys::TTSOpsHeapTuple,
-                );
-                self.slot_flags = slot::constant_flags(slot);
-                self.slots.push(slot);
-                pg_sys::MemoryContextSwitchTo(old);
-            }
-        }
-        self.slots[i]
-    }
-
-    /// Inserts the buffered rows, then their index entries and AFTER ROW triggers.
-    ///
-    /// # Safety
-    /// The slots `0..used` hold rows stored by `store.rs` for this relation.
-    unsafe fn flush(&mut self, batch: &BatchState, target: &Target, pos: &Position) {
-        // Errors while rows are inserted name the last line read, without its text; in
-        // single-row mode COPY inserts the row it has just read, its text still shown.
-        if !self.single {
-            pos.hide_text();
-        }
-        if !self.foreign.is_null() {
-            // SAFETY: as the function's contract.
-            unsafe { self.flush_foreign(target) };
-            return;
-        }
-        // SAFETY: as the function's contract; the executor state is the target's.
-        unsafe {
-            self.extender
-                .before_insert(self.rel, self.bistate, self.tuple_bytes);
-            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
-            if self.single {
-                // one row, as COPY's single-row mode inserts it
-                self.extender.before_heap_insert(self.rel);
-                pg_sys::table_tuple_insert(
-                    self.rel,
-                    self.slots[0],
-                    batch.cid,
-                    target.ti_options,
-                    self.bistate,
-                );
-            } else {
-                let done = match &mut self.pages {
-                    // the tuples were formed by `store_fast` into the batch memory
-                    Some(p) => {
-                        let slots = (!self.slotless).then(|| &self.slots[..self.used]);
-                        match p.insert(
-                            self.rel,
-                            slots,
-                            batch.cid,
-                            target.ti_options,
-                            self.bistate,
-                            &mut self.extender,
-                        ) {
-                            Ok(()) => self.used,
-                            Err(done) => done,
-                        }
-                    }
-                    None => 0,
-                };
-                if done < self.used {
-                    self.extender.before_heap_insert(self.rel);
-                    self.multi_insert_rest(done, batch, target);
-                }
-            }
-            pg_sys::MemoryContextSwitchTo(old);
-            if let Some(p) = &mut self.pages {
-                p.clear();
-            }
-            // (without slots, nothing is left to do per row)
-            let per_row = if self.slotless { 0 } else { self.used };
-            for i in 0..per_row {
-                let slot = self.slots[i];
-                if !self.single && (self.has_indexes || self.after_row) {
-                    pos.at_line(self.linenos[i]);
-                }
-                let recheck = if self.has_indexes {
-                    compat::insert_index_tuples(self.rri, slot, target.estate)
-                } else {
-                    std::ptr::null_mut()
-                };
-                if self.after_row {
-                    pg_sys::ExecARInsertTriggers(
-                        target.estate,
-                        self.rri,
-                        slot,
-                        recheck,
-                        target.transition_capture,
-                    );
-                }
-                if !recheck.is_null() {
-                    pg_sys::list_free(recheck);
-                }
-                if batch.fast {
-                    slot::forget(slot, self.slot_flags);
-                } else {
-                    slot::clear(slot);
-                }
-            }
-        }
-        self.used = 0;
-        self.tuple_bytes = 0;
-    }
-
-    /// `table_multi_insert` of the buffered rows from `done` on (those the page path left,
-    /// see `Pages::insert`). Without slots, they are put into slots first, and the slots
-    /// emptied after.
-    ///
-    /// # Safety
-    /// As `flush`, in the batch memory context.
-    unsafe fn multi_insert_rest(&mut self, done: usize, batch: &BatchState, target: &Target) {
-        let n = self.used - done;
-        let first = if self.slotless {
-            let rest: Vec<pg_sys::HeapTuple> = match &self.pages {
-                Some(p) => p.tuples()[done..self.used].to_vec(),
-                None => Vec::new(),
-            };
-            for (i, &t) in rest.iter().enumerate() {
-                let slot = self.slot_at(i);
-                // SAFETY: a tuple formed for this relation, in the batch memory.
-                unsafe { slot::store(slot, t, (*self.rel).rd_id, self.slot_flags) };
-            }
-            0
-        } else {
-            done
-        };
-        // SAFETY: the slots `first..first + n` hold the rows not inserted yet (# Safety).
-        unsafe {
-            pg_sys::table_multi_insert(
-                self.rel,
-                self.slots.as_mut_ptr().add(first),
-                n as i32,
-                batch.cid,
-                target.ti_options,
-                self.bistate,
-            );
-            if self.slotless {
-                for &slot in &self.slots[..n] {
-                    slot::forget(slot, self.slot_flags);
-                }
-            }
-        }
-    }
-
-    /// A foreign table's row (`single`: one at a time) to its FDW, then its AFTER ROW
-    /// triggers, as COPY's single-row mode.
-    ///
-    /// # Safety
-    /// As `flush`; the buffer is a foreign table's, its insert begun.
-    unsafe fn flush_foreign(&mut self, target: &Target) {
-        // SAFETY: as the function's contract; ExecForeignInsert is set (CheckValidResultRel
-        // checked it for the target, ExecInitPartitionInfo for a partition).
-        unsafe {
-            let insert = (*self.foreign)
-                .ExecForeignInsert
-                .expect("CheckValidResultRel checked the FDW inserts");
-            for i in 0..self.used {
-                let slot = self.slots[i];
-                let (estate, rri) = (target.estate, self.rri);
-                let done = pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| {
-                    insert(estate, rri, slot, std::ptr::null_mut())
-                });
-                if done.is_null() {
-                    self.not_inserted += 1;
-                } else {
-                    // AFTER ROW triggers may read tableoid
-                    (*done).tts_tableOid = (*self.rel).rd_id;
-                    if self.after_row {
-                        pg_sys::ExecARInsertTriggers(
-                            estate,
-                            rri,
-                            done,
-                            std::ptr::null_mut(),
-                            target.transition_capture,
-                        );
-                    }
-                }
-                slot::clear(slot);
-            }
-        }
-        self.used = 0;
-        self.tuple_bytes = 0;
-    }
-
-    /// Ends this relation's bulk insert; returns (pages extended, extend calls).
-    ///
-    /// # Safety
-    /// After the last flush of this buffer.
-    unsafe fn finish(mut self, target: &Target) -> (u64, u64) {
-        // SAFETY: as the function's contract: nothing uses the slots or the bulk-insert state
-        // after this.
-        unsafe {
-            for slot in self.slots.drain(..) {
-                pg_sys::ExecDropSingleTupleTableSlot(slot);
-            }
-            if !self.foreign.is_null() {
-                // the FDW's insert ends with the target (or tuple routing)
-                return (0, 0);
-            }
-            self.extender.finish(self.rel, self.bistate);
-            if let Some(p) = &self.pages {
-                p.report(self.rel);
-            }
-            pg_sys::FreeBulkInsertState(self.bistate);
-            pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
-        }
-        (
-            self.extender.counts.pages_extended,
-            self.extender.counts.extend_calls,
-        )
+impl Stored {
+    fn from_full(full: bool) -> Stored {
+        if full { Stored::Full } else { Stored::Buffered }
     }
 }
 
-/// Whether a column of `desc` is a virtual generated column (18: stored as NULL, its NOT NULL
-/// constraint checked by evaluating its expression).
-///
-/// # Safety
-/// `desc` is the descriptor of an open relation.
-unsafe fn has_virtual_columns(desc: pg_sys::TupleDesc) -> bool {
-    // SAFETY: as the function's contract; every index is below `natts`.
-    unsafe {
-        (0..(*desc).natts as usize)
-            .any(|i| compat::tuple_desc_attr(desc, i).attgenerated as u8 == b'v')
-    }
-}
-
-/// The attributes of `desc` (0-based) with a NOT NULL constraint (`attnotnull`, which
-/// `ExecConstraints` tests).
-///
-/// # Safety
-/// `desc` is the descriptor of an open relation.
-unsafe fn not_null_attributes(desc: pg_sys::TupleDesc) -> Vec<u16> {
-    // SAFETY: as the function's contract; every index is below `natts`.
-    unsafe {
-        (0..(*desc).natts as usize)
-            .filter(|&i| compat::tuple_desc_attr(desc, i).attnotnull)
-            .map(|i| i as u16)
-            .collect()
-    }
-}
-
-/// A row's constraint check that failed, kept instead of raised (`Stored::FailedCheck`).
-pub struct FailedCheck {
-    pub error: pgrx::pg_sys::panic::CaughtError,
-    /// For a NOT NULL violation, the column (its name and 0-based attribute number).
-    pub column: Option<(std::ffi::CString, usize)>,
-}
-
-/// What every buffer's flush needs from the batch.
-struct BatchState {
-    cid: pg_sys::CommandId,
-    /// Tuples are formed into the arena and stored by `tuple::store` (see `Target::fast`).
-    fast: bool,
-}
+/// How many rows ahead of the one it stores [`Batch::store_formed_run`] asks for a formed
+/// tuple to be brought into the cache: a few hundred nanoseconds of the run's rows ahead.
+const FORMED_AHEAD: usize = 32;
 
 pub struct Batch {
     /// For a plain target, its one buffer (index 0); for a partitioned one, per partition.
-    pub buffers: Vec<Buffer>,
+    buffers: Vec<Buffer>,
     /// Where each result relation's buffer is in `buffers`.
     index: HashMap<*mut pg_sys::ResultRelInfo, usize>,
     state: BatchState,
-    pub(super) used: usize,
-    pub(super) bytes: usize,
+    used: usize,
+    bytes: usize,
     /// Input bytes of rows converted but not stored since the last flush (excluded by the
     /// WHERE condition, skipped by on_error): their values are in the batch memory too.
     dropped: usize,
-    pub(super) max_tuples: usize,
-    pub(super) max_bytes: usize,
+    max_tuples: usize,
+    max_bytes: usize,
     tick: u64,
     /// Where the fixed-width tuples of the current batch are formed.
     pub arena: Arena,
@@ -464,8 +90,8 @@ pub struct Batch {
     pub extend_calls: u64,
     /// Routed rows that fail their constraint checks are kept, not raised
     /// ([`Batch::keep_failed_checks`]).
-    pub(super) keep_failed_checks: bool,
-    pub(super) failed_check: Option<FailedCheck>,
+    keep_failed_checks: bool,
+    failed_check: Option<FailedCheck>,
 }
 
 impl Batch {
@@ -523,7 +149,7 @@ impl Batch {
             }
         };
         self.tick += 1;
-        self.buffers[i].last_used = self.tick;
+        self.buffers[i].touch(self.tick);
         i
     }
 
@@ -532,15 +158,10 @@ impl Batch {
     /// true when the batch must be flushed (full, or `b` takes rows one at a time).
     #[inline]
     pub fn add(&mut self, b: usize, line: u64, line_len: usize) -> bool {
-        let buf = &mut self.buffers[b];
-        match buf.linenos.get_mut(buf.used) {
-            Some(l) => *l = line,
-            None => buf.linenos.push(line),
-        }
-        buf.used += 1;
+        let single = self.buffers[b].record(line);
         self.used += 1;
         self.bytes += line_len;
-        self.used >= self.max_tuples || self.bytes >= self.max_bytes || buf.single
+        self.used >= self.max_tuples || self.bytes >= self.max_bytes || single
     }
 
     /// Records a row that was converted but not stored (its `raw_len` input bytes): true when
@@ -556,7 +177,7 @@ impl Batch {
     /// `b` takes rows one at a time, and the rows before are visible to its triggers.
     #[inline]
     pub fn must_flush_before(&self, b: usize) -> bool {
-        self.buffers[b].single && self.used > 0
+        self.buffers[b].single() && self.used > 0
     }
 
     /// Frees the batch memory: the converted values and formed tuples of the rows so far, and
@@ -583,10 +204,10 @@ impl Batch {
             }
             return;
         }
-        for buf in self.buffers.iter_mut().filter(|b| b.used > 0) {
-            // SAFETY: the buffered rows were stored by `store.rs`.
+        for buf in self.buffers.iter_mut().filter(|b| b.has_rows()) {
+            // SAFETY: the buffered rows were stored by this batch's `store_*` methods.
             unsafe { buf.flush(&self.state, target, pos) };
-            self.not_inserted += std::mem::take(&mut buf.not_inserted);
+            self.not_inserted += buf.take_not_inserted();
         }
         // SAFETY: nothing refers to the batch memory now: every row is in the heap.
         unsafe { self.reset_memory(target) };
@@ -597,12 +218,12 @@ impl Batch {
         self.flushes += 1;
         while self.buffers.len() > MAX_BUFFERS {
             let oldest = (0..self.buffers.len())
-                .min_by_key(|&i| self.buffers[i].last_used)
+                .min_by_key(|&i| self.buffers[i].last_used())
                 .unwrap_or(0);
             let gone = self.buffers.swap_remove(oldest);
-            self.index.remove(&gone.rri);
+            self.index.remove(&gone.rri());
             if let Some(moved) = self.buffers.get(oldest) {
-                self.index.insert(moved.rri, oldest);
+                self.index.insert(moved.rri(), oldest);
             }
             // SAFETY: just flushed.
             let (pages, calls) = unsafe { gone.finish(target) };
@@ -634,9 +255,7 @@ impl Batch {
     /// Whether the rows of the target's own buffer (a plain table's) have constraints or a
     /// partition constraint to check.
     pub fn checks_rows(&self) -> bool {
-        self.buffers
-            .first()
-            .is_some_and(|b| b.has_constraints || b.partition_check)
+        self.buffers.first().is_some_and(Buffer::checks_rows)
     }
 
     /// Rows counted when they were stored that the FDW then did not insert, since the last
@@ -653,6 +272,314 @@ impl Batch {
             let (pages, calls) = unsafe { buf.finish(target) };
             self.pages_extended += pages;
             self.extend_calls += calls;
+        }
+    }
+
+    /// The short path: forms the tuple into the batch arena, stores it in the target's buffer,
+    /// checks constraints.
+    ///
+    /// # Safety
+    /// `target.fast`; `values` hold one converted row, in the batch memory.
+    #[inline]
+    pub unsafe fn store_fast(&mut self, target: &Target, values: &Values, row: RowMark) -> Stored {
+        // SAFETY: as the function's contract; the batch memory is the current context while
+        // the tuple is formed (heap_form_tuple's fallback allocates there).
+        unsafe {
+            let old = pg_sys::MemoryContextSwitchTo(target.batch_memory());
+            let tuple = target
+                .former
+                .form(&mut self.arena, &values.datums, &values.nulls);
+            pg_sys::MemoryContextSwitchTo(old);
+            self.store_tuple(target, tuple, (*tuple).t_len as usize, false, row)
+        }
+    }
+
+    /// The short path for a tuple the reader formed ([`tuple::Former::copy_formed`]): copied into
+    /// the batch memory, then as `store_fast`.
+    ///
+    /// # Safety
+    /// `target.fast`; `formed` is a tuple of the target former's plan.
+    #[inline]
+    pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: RowMark) -> Stored {
+        // SAFETY: as the function's contract; the arena takes a new block from the batch
+        // memory.
+        unsafe {
+            let mem = target.batch_memory();
+            let tuple = target.former.copy_formed(&mut self.arena, mem, formed);
+            // (its length and that it has no NULL in a NOT NULL column are the plan's: reading
+            // them back from the copy just made stalled the loop on the copy's wide stores)
+            self.store_tuple(target, tuple, Former::formed_len(formed), true, row)
+        }
+    }
+
+    /// Whether a run of reader-formed tuples can go in by [`store_formed_run`]
+    /// (Self::store_formed_run): the target's buffer takes them without slots, rows are not
+    /// inserted one at a time, and no constraint can fail for a formed tuple (a formed tuple
+    /// has no NULL, so NOT NULL constraints alone pass).
+    #[inline]
+    pub fn takes_formed_runs(&self, target: &Target) -> bool {
+        target.fast && self.buffers.first().is_some_and(Buffer::takes_formed_runs)
+    }
+
+    /// The rows of `block` from `from` on whose tuples the reader formed, while they last and
+    /// the batch has room: each copied into the batch memory and handed to the page writer,
+    /// as `store_formed` does row by row, with the batch's accounting done once for the run.
+    /// `interrupted(r)` is called, with the rows before `r + 1` stored and counted, when an
+    /// interrupt is pending after row `r`. Returns (the row after the run, whether the batch
+    /// is full).
+    ///
+    /// # Safety
+    /// [`takes_formed_runs`](Self::takes_formed_runs); the block's tuples are of the target
+    /// former's plan.
+    #[inline]
+    pub unsafe fn store_formed_run(
+        &mut self,
+        target: &Target,
+        block: &RowBlock,
+        from: usize,
+        mut interrupted: impl FnMut(usize),
+    ) -> (usize, bool) {
+        let n = block.rows().len();
+        let mem = target.batch_memory();
+        let fixed = block.fixed_tuples();
+        // the batch is flushed whenever it is full, so it has room for one row at least
+        let room = self.max_tuples.saturating_sub(self.used).max(1);
+        let end = n.min(from + room);
+        let max_bytes = self.max_bytes;
+        let Some((pages, buf_used, buf_tuple_bytes)) = self.buffers[0].run_parts() else {
+            return (from, false);
+        };
+        let (mut bytes, mut tuple_bytes) = (self.bytes, *buf_tuple_bytes);
+        // rows before `counted` are in the buffer's and the batch's counts
+        let (mut r, mut counted) = (from, from);
+        let mut full = false;
+        // a cancel pending after row r - 1: the rows so far into the buffer's and the batch's
+        // counts (the error, if it comes, leaves them as stored), then the check at that row
+        macro_rules! cancel_check {
+            () => {{
+                *buf_used += r - counted;
+                self.used += r - counted;
+                counted = r;
+                *buf_tuple_bytes = tuple_bytes;
+                self.bytes = bytes;
+                interrupted(r - 1);
+            }};
+        }
+        let run_len = block.data_len();
+        while r < end {
+            // A run of rows whose data bytes the block keeps side by side, after the batch's
+            // first uniform tuple: counted row by row (their lines' bytes, the batch's
+            // limits, a cancel after each, as below), taken in one copy.
+            if run_len > 0 && pages.uniform_data_len() == Some(run_len) && block.is_formed(r) {
+                let space = page_space(block.tuple(r).map_or(0, Former::formed_len));
+                let at = r;
+                let cancel;
+                (r, bytes, full, cancel) =
+                    uniform_run(block, r, end, from + room, bytes, max_bytes);
+                // SAFETY: the batch's uniform tuples are of this block's fixed plan (the
+                // reader forms them only for the target's), `run_len` data bytes each.
+                unsafe { pages.push_data_run(block.data_run(at, r), r - at) };
+                tuple_bytes += space * (r - at);
+                if full {
+                    break;
+                }
+                if cancel || interrupt_pending() {
+                    cancel_check!();
+                }
+                continue;
+            }
+            let Some(formed) = block.tuple(r) else { break };
+            if fixed {
+                block.prefetch_formed(r, FORMED_AHEAD);
+            }
+            let line_len = block.mark(r).line_len;
+            // SAFETY: a tuple of the former's plan (# Safety), a fixed one if `fixed`.
+            unsafe { push_formed(pages, &mut self.arena, &target.former, mem, formed, fixed) };
+            tuple_bytes += page_space(Former::formed_len(formed));
+            bytes += line_len;
+            r += 1;
+            if bytes >= max_bytes || r == from + room {
+                full = true;
+                break;
+            }
+            if interrupt_pending() {
+                cancel_check!();
+            }
+        }
+        *buf_used += r - counted;
+        self.used += r - counted;
+        *buf_tuple_bytes = tuple_bytes;
+        self.bytes = bytes;
+        (r, full)
+    }
+
+    /// The short path's rest: the tuple into the target's buffer, and the row counted.
+    ///
+    /// # Safety
+    /// `target.fast`; `tuple` was formed for it in the batch memory, `len` bytes long (its
+    /// `t_len`), without a NULL in a NOT NULL column if `not_null_met`.
+    #[inline(always)]
+    unsafe fn store_tuple(
+        &mut self,
+        target: &Target,
+        tuple: pg_sys::HeapTuple,
+        len: usize,
+        not_null_met: bool,
+        row: RowMark,
+    ) -> Stored {
+        // SAFETY: as the function's contract.
+        unsafe { self.buffers[0].store_tuple(target, tuple, len, not_null_met) };
+        Stored::from_full(self.add(0, row.line_no, row.line_len))
+    }
+
+    /// The executor path, first half: partition routing, then the row copied into the slot of
+    /// its relation's buffer ([`Buffer::stage`]).
+    ///
+    /// # Safety
+    /// `!target.fast`; `values` hold one converted row.
+    pub unsafe fn stage_routed(&mut self, target: &Target, values: &Values) -> (usize, Staged) {
+        // SAFETY: as the function's contract; the slots and the executor state are the
+        // target's, alive for the load.
+        unsafe {
+            let input = target.input_slot;
+            slot::store_values(input, &values.datums, &values.nulls);
+            let b = match &target.routing {
+                Some(r) => {
+                    let leaf = compat::exec::ExecFindPartition(
+                        r.mtstate,
+                        target.rri,
+                        r.proute,
+                        input,
+                        target.estate,
+                    );
+                    self.buffer_for(leaf, target)
+                }
+                None => 0,
+            };
+            (b, self.buffers[b].stage(target, input))
+        }
+    }
+
+    /// The executor path, second half: BEFORE ROW triggers, stored generated columns,
+    /// constraints ([`Buffer::finish_staged`]), and the row counted in its buffer.
+    ///
+    /// # Safety
+    /// `staged` came from `stage_routed` of this batch, with no row staged since, and at most
+    /// the flush [`Batch::must_flush_before`] asked for in between: that flush is only asked
+    /// for a buffer that takes one row at a time and so has none pending, so the staged slot
+    /// is still its next slot.
+    pub unsafe fn finish_routed(&mut self, target: &Target, staged: Staged, row: &Row) -> Stored {
+        let b = self
+            .index_of(staged.rri())
+            .expect("a staged row's buffer stays until its row is stored");
+        // SAFETY: as the function's contract: the staged slot is the buffer's next slot.
+        let checked =
+            unsafe { self.buffers[b].finish_staged(target, staged, self.keep_failed_checks) };
+        match checked {
+            Checked::Passed => Stored::from_full(self.add(b, row.line_no(), row.line_len())),
+            Checked::SkippedByTrigger => Stored::SkippedByTrigger,
+            Checked::Failed(failed) => {
+                self.failed_check = Some(failed);
+                Stored::FailedCheck
+            }
+        }
+    }
+
+    /// A row into a view: its INSTEAD OF INSERT row trigger does what it does with it, now
+    /// (COPY's per-row path; a view has no buffer). The row's memory is freed after it.
+    ///
+    /// # Safety
+    /// `target.instead_row`; `values` hold one converted row, in the batch memory.
+    pub unsafe fn store_instead(&mut self, target: &Target, values: &Values) -> Stored {
+        // SAFETY: as the function's contract; the slot and the executor state are the
+        // target's. Nothing refers to the batch memory once the trigger returned (no row is
+        // buffered for a view).
+        unsafe {
+            let slot = target.input_slot;
+            slot::store_values(slot, &values.datums, &values.nulls);
+            (*slot).tts_tableOid = target.relid;
+            pg_sys::ExecIRInsertTriggers(target.estate, target.rri, slot);
+            slot::clear(slot);
+            self.reset_memory(target);
+        }
+        Stored::Instead
+    }
+
+    /// Failed constraint checks of routed rows are returned as [`Stored::FailedCheck`] instead
+    /// of raised (a load with a rejects table). Rows on the short path are checked as before:
+    /// their loader runs them in a subtransaction and asks [`failed_row`](Self::failed_row).
+    pub fn keep_failed_checks(&mut self) {
+        self.keep_failed_checks = true;
+    }
+
+    /// The failed check [`Stored::FailedCheck`] is about.
+    pub fn take_failed_check(&mut self) -> Option<FailedCheck> {
+        self.failed_check.take()
+    }
+
+    /// After a row of buffer `b` failed its checks: [`Buffer::failed_row`].
+    ///
+    /// # Safety
+    /// As [`Buffer::failed_row`], for buffer `b`.
+    pub unsafe fn failed_row(
+        &mut self,
+        b: usize,
+        owned: bool,
+    ) -> Option<(std::ffi::CString, usize)> {
+        // SAFETY: as the function's contract.
+        unsafe { self.buffers[b].failed_row(owned) }
+    }
+}
+
+/// A tuple the reader formed onto the page writer's list: a fixed plan's as its data bytes
+/// (`Pages::push_formed`), else copied into the batch memory `mem` (the arena takes a new
+/// block from it).
+///
+/// # Safety
+/// `formed` is a tuple of `former`'s plan, a fixed one if `fixed`; `mem` is the batch memory.
+#[inline(always)]
+unsafe fn push_formed(
+    pages: &mut Pages,
+    arena: &mut Arena,
+    former: &Former,
+    mem: pg_sys::MemoryContext,
+    formed: &[u8],
+    fixed: bool,
+) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        if !(fixed && pages.push_formed(formed)) {
+            let tuple = former.copy_formed(arena, mem, formed);
+            pages.push(tuple, mem);
+        }
+    }
+}
+
+/// The run of formed rows from `r` on (at least `r`) that a uniform batch takes in one copy:
+/// while the rows are formed, before `end`, each row's line bytes added to `bytes`, until the
+/// batch is full (`max_bytes`, or the row `limit`) or an interrupt is pending after a row.
+/// Returns (the row after the run, the bytes, whether the batch is full, whether a cancel
+/// ended the run).
+#[inline(always)]
+fn uniform_run(
+    block: &RowBlock,
+    mut r: usize,
+    end: usize,
+    limit: usize,
+    mut bytes: usize,
+    max_bytes: usize,
+) -> (usize, usize, bool, bool) {
+    loop {
+        bytes += block.mark(r).line_len;
+        r += 1;
+        if bytes >= max_bytes || r == limit {
+            return (r, bytes, true, false);
+        }
+        if r == end || !block.is_formed(r) {
+            return (r, bytes, false, false);
+        }
+        if interrupt_pending() {
+            return (r, bytes, false, true);
         }
     }
 }

@@ -4,6 +4,7 @@
 //! progress report are lent to it by `run`.
 
 use super::batch::Batch;
+use super::batch::Stored;
 use super::columns::Converter;
 use super::common::{LoadStats, interrupt_pending};
 use super::convert::{self, OnError, Values};
@@ -11,7 +12,6 @@ use super::position::Position;
 use super::progress::Progress;
 use super::rejects::{RejectError, Rejects};
 use super::spec::{LoadSpec, LogVerbosity, OnErrorChoice};
-use super::store::Stored;
 use super::target::Target;
 use crate::compat;
 use crate::error::{raise, raise_hint};

@@ -10,6 +10,7 @@
 //! `fastcopy_core::stream`).
 
 mod batch;
+mod buffer;
 mod columns;
 mod common;
 pub(crate) mod convert;
@@ -24,9 +25,10 @@ mod position;
 mod progress;
 mod receive;
 mod rejects;
+mod row_needs;
 mod slot;
 pub mod spec;
-mod store;
+
 mod target;
 mod tuple;
 mod tuple_plan;

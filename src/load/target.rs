@@ -21,6 +21,7 @@ use super::datum::Chars;
 use super::filter::{self, Filter, Qual};
 use super::input::encoding;
 use super::receive::{self, Receive};
+use super::row_needs::RowNeeds;
 use super::spec::{ForceList, LoadSpec, OnErrorChoice, WhereClause};
 use super::tuple::Former;
 use super::tuple_plan::Source;
@@ -347,9 +348,9 @@ unsafe fn prepare<B>(
         if !partitioned {
             pg_sys::ExecOpenIndices(rri, false);
         }
-        let constr = (*(*rel).rd_att).constr;
-        let before_row = !trig.is_null() && (*trig).trig_insert_before_row;
-        let generated = !constr.is_null() && (*constr).has_generated_stored;
+        // (the rows' needs as the target's own buffer reads them: the short path is for a
+        // relation whose rows need no executor step before they are formed)
+        let needs = RowNeeds::of(rri);
         let (transition_capture, routing, foreign) =
             begin_statement(estate, rel, rri, relid, partitioned, foreign);
         let input_slot =
@@ -357,7 +358,8 @@ unsafe fn prepare<B>(
         let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
         let default_marker = spec.reader().is_some_and(|r| r.default.is_some());
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
-        let fast = !partitioned && !before_row && !generated && !instead_row && !foreign;
+        let fast =
+            !partitioned && !needs.before_row && !needs.generated && !instead_row && !foreign;
         let target = Target {
             rel,
             relid,
