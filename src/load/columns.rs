@@ -1,7 +1,7 @@
 //! The input's columns as the converters see them (`convert.rs`): each input column and its
 //! [`Converter`], the defaults of the columns the input does not supply, the NULL and DEFAULT
 //! markers, and where the values go ([`Columns`], the part of the target the row conversion
-//! needs; `Target::open` makes it).
+//! needs; `Prepared::begin` makes it).
 
 use super::datum::{Chars, typed_for};
 use super::receive::Receive;

@@ -1,6 +1,7 @@
 //! One load, from bytes to heap pages: [`run`] reads top to bottom in the order of the data
-//! path (front door → `Target::open` → `Source::open` → decoder on the reader thread(s) →
-//! `Loader` → `Batch` → heap pages → `Target::close`). docs/architecture.md walks that path
+//! path and of COPY's checks (front door → `Opened::open` → the options → `Opened::prepare` →
+//! `Source::open` → `Prepared::begin` → decoder on the reader thread(s) → `Loader` → `Batch`
+//! → heap pages → `Target::close`). docs/architecture.md walks that path
 //! stage by stage with the file of each stage, and says which thread runs what.
 //!
 //! Small inputs are decoded on the backend thread (no reader thread). A new data format is
@@ -46,7 +47,7 @@ use pgrx::prelude::*;
 use position::{ContextGuard, Position};
 use progress::Progress;
 use spec::{Format, LoadSpec, LogVerbosity, SqlOptions};
-use target::Target;
+use target::{Opened, Target};
 
 /// Bytes the decoder asks of the source at a time.
 const READ_CHUNK: usize = 1 << 20;
@@ -60,31 +61,29 @@ pub fn run(
     front: Front,
 ) -> LoadStats {
     let started = std::time::Instant::now();
+    // DoCopy: the source's kind against the options, the read-only gate, the file's
+    // privileges, then the relation
     let text_value = check_text_value(&source, opts);
     target::copy_gate();
     source.check_privileges();
     let relid = relid();
     let source_name = source.describe();
-    let (target, spec, (input, progress)) = Target::open(
+    // the table opened and checked as COPY does before it looks at the options
+    let opened = Opened::open(
         relid,
         opts.columns.as_deref(),
         opts.where_clause.as_ref(),
         front,
-        || {
-            let mut spec = LoadSpec::parse(opts, server_major());
-            if text_value {
-                // SAFETY: reads the database's encoding.
-                spec.encoding = Some(unsafe { pg_sys::GetDatabaseEncoding() });
-            }
-            spec
-        },
-        |ncols, spec, encoding| {
-            let (input, threaded) = source.open(ncols, spec.binary(), encoding);
-            let progress = Progress::start(relid, input.kind, input.total);
-            ((input, threaded), progress)
-        },
     );
-    let (input, threaded) = input;
+    // BeginCopyFrom: the options, then the input columns and the encoding plan
+    let spec = parse_options(opts, text_value);
+    let prepared = opened.prepare(&spec);
+    // where BeginCopyFrom opens the file or tells the client to send
+    let (input, threaded) =
+        source.open(prepared.input_columns(), spec.binary(), &prepared.encoding);
+    let progress = Progress::start(relid, input.kind, input.total);
+    // CopyFrom: the statement begins (result relation, triggers, routing)
+    let target = prepared.begin(relid, &spec);
     let pos = Position::new(front.verb(), &target.relname, target.cols.binary);
     // the rejects table, created if missing, before the first row is read
     let mut rejects = spec
@@ -130,6 +129,17 @@ pub fn run(
     }
     stats.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
     stats
+}
+
+/// The options, checked where `BeginCopyFrom` checks them; a text value's input is in the
+/// database encoding.
+fn parse_options(opts: &SqlOptions, text_value: bool) -> LoadSpec {
+    let mut spec = LoadSpec::parse(opts, server_major());
+    if text_value {
+        // SAFETY: reads the database's encoding.
+        spec.encoding = Some(unsafe { pg_sys::GetDatabaseEncoding() });
+    }
+    spec
 }
 
 /// Whether the source is a text value, which is in the database encoding already (the server

@@ -6,7 +6,7 @@
 //! turns it into a [`LoadSpec`]. A `COPY` statement's option list (the COPY hook) becomes a
 //! `SqlOptions` the same way, so both front doors share the checks. The column list is not
 //! checked here: COPY checks it against the relation before the options (`DoCopy`), and so
-//! does `Target::open`, which calls `parse` at the point where COPY checks the options.
+//! does `Opened::open` (`target.rs`), before the loader calls `parse`.
 
 use crate::error::raise;
 use fastcopy_core::input::Options;
@@ -127,7 +127,7 @@ pub struct LoadSpec {
     /// which knows the columns).
     pub header_match: bool,
     /// Column names of FORCE_NOT_NULL / FORCE_NULL (CSV), checked against the column list by
-    /// `Target::open` as COPY's `BeginCopyFrom` does.
+    /// `Opened::prepare` as COPY's `BeginCopyFrom` does.
     pub force_not_null: ForceList,
     pub force_null: ForceList,
     /// ENCODING's encoding id.

@@ -1,7 +1,14 @@
 //! The table a load writes into, opened and checked in the order COPY checks it, and the
 //! statement-level executor state COPY sets up around its rows.
 //!
-//! [`Target::open`], step by step as `DoCopy` → `BeginCopyFrom` → `CopyFrom`:
+//! Three phases, each a type, in the order of `DoCopy` → `BeginCopyFrom` → `CopyFrom` (the
+//! loader parses the options between the first two, and opens the source between the last
+//! two, where COPY does):
+//! - [`Opened::open`], steps 1-5;
+//! - [`Opened::prepare`] into [`Prepared`], steps 7-8;
+//! - [`Prepared::begin`] into [`Target`], steps 9-10.
+//!
+//! The steps:
 //! 1. the read-only gate of `standard_ProcessUtility` (parallel mode, recovery);
 //! 2. the relation, locked RowExclusiveLock;
 //! 3. the column list (`CopyGetAttnums`: unknown, generated, duplicate names);
@@ -74,7 +81,7 @@ pub struct Routing {
 }
 
 /// The relation as COPY has opened it before it looks at the options (steps 1-5).
-struct Opened {
+pub struct Opened {
     rel: pg_sys::Relation,
     relname: String,
     /// 0-based indexes of the input columns, in input order.
@@ -83,30 +90,58 @@ struct Opened {
     qual: Option<Qual>,
 }
 
-impl Target {
-    /// Opens `relid` for a load of `columns` (NULL: all but generated ones), checking it in
-    /// COPY's order (after [`copy_gate`]): `parse` checks the options where `BeginCopyFrom`
-    /// does, `begin` opens the source where it does (after the options, the columns and the
-    /// defaults; before `CopyFrom`'s checks of the relation), given the number of input
-    /// columns and how the input's encoding is checked or converted.
-    pub fn open<B>(
+impl Opened {
+    /// Opens `relid` for a load of `columns` (NULL: all but generated ones) and checks it as
+    /// COPY does before it looks at the options (steps 1-5, after [`copy_gate`]).
+    pub fn open(
         relid: pg_sys::Oid,
         columns: Option<&[Option<String>]>,
         where_clause: Option<&WhereClause>,
         front: Front,
-        parse: impl FnOnce() -> LoadSpec,
-        begin: impl FnOnce(usize, &LoadSpec, &encoding::Plan) -> B,
-    ) -> (Target, LoadSpec, B) {
+    ) -> Opened {
         // SAFETY: backend thread, inside a transaction (a SQL function call or a COPY
-        // statement); `opened.rel` stays open and locked for the rest of the load; a parsed
+        // statement); the relation stays open and locked for the rest of the load; a parsed
         // WHERE clause is the statement's.
-        let opened = unsafe { open_checked(relid, columns, where_clause, front) };
-        let spec = parse();
-        // SAFETY: as above.
-        let (target, begun) = unsafe { prepare(relid, opened, &spec, begin) };
-        (target, spec, begun)
+        unsafe { open_checked(relid, columns, where_clause, front) }
     }
 
+    /// Steps 7-8, with the options parsed: the FORCE lists against the column list, the
+    /// input's encoding and its conversion, one converter per input column, the defaults.
+    pub fn prepare(self, spec: &LoadSpec) -> Prepared {
+        // SAFETY: the relation is open and locked, `estate` its executor state (`open`).
+        unsafe { prepare(self, spec) }
+    }
+}
+
+/// The input columns and the encoding plan ready (steps 7-8): where COPY's `BeginCopyFrom`
+/// opens the file or tells the client to send, and then [`Prepared::begin`].
+pub struct Prepared {
+    opened: Opened,
+    econtext: *mut pg_sys::ExprContext,
+    columns: Vec<Column>,
+    fillers: Vec<Filler>,
+    /// How the input's encoding is checked or converted.
+    pub encoding: encoding::Plan,
+    /// A default expression is volatile.
+    volatile_defaults: bool,
+}
+
+impl Prepared {
+    /// The number of input columns (the binary format's field count, the CopyInResponse's).
+    pub fn input_columns(&self) -> usize {
+        self.columns.len()
+    }
+
+    /// Steps 9-10, as `CopyFrom` begins: the relation kind, FREEZE's rules, the result
+    /// relation and its indexes, the AFTER trigger queue, transition tables, BEFORE
+    /// STATEMENT triggers, partition routing.
+    pub fn begin(self, relid: pg_sys::Oid, spec: &LoadSpec) -> Target {
+        // SAFETY: as `prepare`: the relation is open and locked, `estate` its executor state.
+        unsafe { begin(relid, self, spec) }
+    }
+}
+
+impl Target {
     /// The per-tuple memory context: converted values live here until their batch is inserted.
     #[inline]
     pub fn batch_memory(&self) -> pg_sys::MemoryContext {
@@ -303,35 +338,60 @@ unsafe fn open_checked(
     }
 }
 
-/// Steps 7-10.
+/// Steps 7-8.
 ///
 /// # Safety
 /// As `open_checked`; `opened` came from it.
-unsafe fn prepare<B>(
-    relid: pg_sys::Oid,
-    opened: Opened,
-    spec: &LoadSpec,
-    begin: impl FnOnce(usize, &LoadSpec, &encoding::Plan) -> B,
-) -> (Target, B) {
+unsafe fn prepare(opened: Opened, spec: &LoadSpec) -> Prepared {
     // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
     // executor state.
     unsafe {
-        let Opened {
-            rel,
-            relname,
-            indexes,
-            estate,
-            qual,
-        } = opened;
-        let econtext = pg_sys::MakePerTupleExprContext(estate);
+        let econtext = pg_sys::MakePerTupleExprContext(opened.estate);
         let mut defaults = Defaults {
-            rel,
+            rel: opened.rel,
             volatile: false,
         };
-        let (columns, fillers, encoding) =
-            input_columns(rel, &relname, &indexes, spec, &mut defaults);
-        // where BeginCopyFrom opens the file or sends CopyInResponse; CopyFrom goes on
-        let begun = begin(columns.len(), spec, &encoding);
+        let (columns, fillers, encoding) = input_columns(
+            opened.rel,
+            &opened.relname,
+            &opened.indexes,
+            spec,
+            &mut defaults,
+        );
+        Prepared {
+            opened,
+            econtext,
+            columns,
+            fillers,
+            encoding,
+            volatile_defaults: defaults.volatile,
+        }
+    }
+}
+
+/// Steps 9-10.
+///
+/// # Safety
+/// As `prepare`; `prepared` came from it.
+unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Target {
+    // SAFETY: as the function's contract: the relation is open and locked, `estate` is its
+    // executor state.
+    unsafe {
+        let Prepared {
+            opened:
+                Opened {
+                    rel,
+                    relname,
+                    indexes: _,
+                    estate,
+                    qual,
+                },
+            econtext,
+            columns,
+            fillers,
+            encoding,
+            volatile_defaults,
+        } = prepared;
         let relkind = (*(*rel).rd_rel).relkind as u8;
         let trig = (*rel).trigdesc;
         let instead_row = !trig.is_null() && (*trig).trig_insert_instead_row;
@@ -360,7 +420,7 @@ unsafe fn prepare<B>(
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
         let fast =
             !partitioned && !needs.before_row && !needs.generated && !instead_row && !foreign;
-        let target = Target {
+        Target {
             rel,
             relid,
             former: Former::new((*rel).rd_att),
@@ -382,13 +442,12 @@ unsafe fn prepare<B>(
             foreign,
             input_slot,
             routing,
-            single_rows: defaults.volatile || qual.as_ref().is_some_and(|q| q.volatile),
+            single_rows: volatile_defaults || qual.as_ref().is_some_and(|q| q.volatile),
             filter,
             instead_row,
             encoding,
             transition_capture,
-        };
-        (target, begun)
+        }
     }
 }
 

@@ -29,7 +29,7 @@ pub struct Former {
 impl Former {
     pub fn new(tupdesc: pg_sys::TupleDesc) -> Former {
         // SAFETY: `tupdesc` is the `rd_att` of the relation the load inserts into, open and
-        // locked RowExclusiveLock (`Target::open` passes it): the lock keeps its columns from
+        // locked RowExclusiveLock (`Prepared::begin` passes it): the lock keeps its columns from
         // changing, and the relcache keeps an unchanged descriptor across rebuilds, so it is
         // valid here and for the `Former`'s life (the load's); read on the backend thread.
         let natts = unsafe { (*tupdesc).natts } as usize;
