@@ -1,5 +1,6 @@
-//! The input's columns as the converters see them (`convert.rs`): each input column and its
-//! [`Converter`], the defaults of the columns the input does not supply, the NULL and DEFAULT
+//! The input's columns as the converters see them (`convert.rs`): each input column, its
+//! converter (text and CSV fields: a [`TextConverter`]; binary ones: a [`Receive`]), the
+//! defaults of the columns the input does not supply, the NULL and DEFAULT
 //! markers, and where the values go ([`Columns`], the part of the target the row conversion
 //! needs; `Prepared::begin` makes it).
 
@@ -14,7 +15,6 @@ pub struct Column {
     /// 0-based position in the tuple.
     pub index: usize,
     pub name: CString,
-    pub conv: Converter,
     /// Default expression, when the DEFAULT marker may ask for it (PostgreSQL 16+).
     pub default: Option<*mut pg_sys::ExprState>,
     /// CSV FORCE_NOT_NULL: the NULL marker unquoted is a value, not NULL.
@@ -36,6 +36,8 @@ pub struct Filler {
 pub struct Columns {
     /// The input's columns, in input order.
     pub columns: Vec<Column>,
+    /// Their converters, in the same order: one kind per load, the format's.
+    pub converters: Converters,
     /// The columns the input does not supply that have a default.
     pub fillers: Vec<Filler>,
     /// The relation's attributes (a row's values).
@@ -44,8 +46,6 @@ pub struct Columns {
     pub null_marker: CString,
     /// The load has a DEFAULT marker (16+).
     pub default_marker: bool,
-    /// The data is in COPY's binary format (the columns have receive converters).
-    pub binary: bool,
     /// The target's short path (`Target::fast`): text values may go into the batch arena.
     pub fast: bool,
     /// The executor's per-tuple context: its memory is the batch memory, its expression
@@ -54,6 +54,21 @@ pub struct Columns {
 }
 
 impl Columns {
+    /// The data is in COPY's binary format (the columns have receive converters).
+    #[inline]
+    pub fn binary(&self) -> bool {
+        matches!(self.converters, Converters::Binary(_))
+    }
+
+    /// The text and CSV converters (`None` for binary data).
+    #[inline]
+    pub fn text(&self) -> Option<&[TextConverter]> {
+        match &self.converters {
+            Converters::Text(c) => Some(c),
+            Converters::Binary(_) => None,
+        }
+    }
+
     /// The per-tuple memory context: converted values live here until their batch is inserted.
     #[inline]
     pub fn batch_memory(&self) -> pg_sys::MemoryContext {
@@ -90,41 +105,41 @@ impl Columns {
     }
 }
 
-/// How one input field becomes a Datum.
-pub enum Converter {
+/// The converters of a load's input columns, by format.
+pub enum Converters {
+    Text(Vec<TextConverter>),
+    /// COPY's binary format: each type's receive function, or a fast path (`receive.rs`).
+    Binary(Vec<Receive>),
+}
+
+/// How one text or CSV field becomes a Datum.
+pub enum TextConverter {
     /// int2/int4/int8: the fastcopy parser, no function-manager call.
     Int2,
     Int4,
     Int8,
-    /// Any other type: its input function, looked up once per load (text, varchar and char
-    /// values that need nothing but a copy are built here, `chars`; values of the types the
-    /// core reads, in the spellings it reads them, too, `typed`).
-    Input {
-        flinfo: Box<pg_sys::FmgrInfo>,
-        typioparam: pg_sys::Oid,
-        typmod: i32,
-        chars: Option<Chars>,
-        typed: Option<Typed>,
-    },
-    /// Binary format: the type's receive function, or a fast path (`receive.rs`).
-    Receive(Receive),
+    /// Any other type: its input function.
+    Input(InputFunction),
 }
 
-impl Converter {
-    /// A binary load's converter: its receive function (or fast path).
-    pub fn receive(&self) -> &Receive {
-        match self {
-            Converter::Receive(r) => r,
-            _ => unreachable!("a binary load's columns have receive converters"),
-        }
-    }
+/// A type's input function, looked up once per load (text, varchar and char values that need
+/// nothing but a copy are built without it, `chars`; values of the types the core reads, in
+/// the spellings it reads them, too, `typed`).
+pub struct InputFunction {
+    pub flinfo: Box<pg_sys::FmgrInfo>,
+    pub typioparam: pg_sys::Oid,
+    pub typmod: i32,
+    pub chars: Option<Chars>,
+    pub typed: Option<Typed>,
+}
 
+impl TextConverter {
     /// The converter for a column of type `typid`.
-    pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> Converter {
+    pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> TextConverter {
         match typid {
-            pg_sys::INT2OID => Converter::Int2,
-            pg_sys::INT4OID => Converter::Int4,
-            pg_sys::INT8OID => Converter::Int8,
+            pg_sys::INT2OID => TextConverter::Int2,
+            pg_sys::INT4OID => TextConverter::Int4,
+            pg_sys::INT8OID => TextConverter::Int8,
             typid => {
                 let mut func = pg_sys::InvalidOid;
                 let mut typioparam = pg_sys::InvalidOid;
@@ -136,13 +151,13 @@ impl Converter {
                     pg_sys::fmgr_info(func, flinfo.as_mut());
                     flinfo
                 };
-                Converter::Input {
+                TextConverter::Input(InputFunction {
                     flinfo,
                     typioparam,
                     typmod,
                     chars: Chars::for_type(typid, typmod),
                     typed: typed_for(typid, typmod),
-                }
+                })
             }
         }
     }

@@ -1,4 +1,4 @@
-//! Rows of fields to Datums, one [`Converter`] per input column (`columns.rs`; COPY's
+//! Rows of fields to Datums, one converter per input column (`columns.rs`; COPY's
 //! `NextCopyFrom` after the split): text fields ([`convert_row`]) with the fastcopy parser for
 //! int2/int4/int8, the values `datum.rs` builds, else the type's input function looked up once
 //! per load; binary fields ([`convert_binary_row`]) through their receive converters
@@ -10,9 +10,10 @@
 //! what it could not convert (a NULL, a bad value) is converted here again and raises its
 //! error in input order.
 
-use super::columns::{Column, Columns, Converter};
+use super::columns::{Column, Columns, InputFunction, TextConverter};
 use super::datum::typed_datum;
 use super::position::Position;
+use super::receive::Receive;
 use super::tuple::Arena;
 use crate::compat;
 use crate::error::{raise, raise_detail};
@@ -65,6 +66,7 @@ impl Values {
 #[allow(clippy::too_many_arguments)] // the row loop's state, passed apart (see above)
 pub fn convert_row(
     cols: &Columns,
+    converters: &[TextConverter],
     row: &Row,
     ints: &[Option<i64>],
     datums: &mut [pg_sys::Datum],
@@ -89,7 +91,7 @@ pub fn convert_row(
     // SAFETY: the batch memory context lives as long as the target; values converted here
     // stay in it until the batch they go into is flushed.
     let old = unsafe { pg_sys::MemoryContextSwitchTo(mem) };
-    for (i, col) in cols.columns.iter().enumerate() {
+    for (i, (col, conv)) in cols.columns.iter().zip(converters).enumerate() {
         if i >= row.len() {
             // about the line, not a column (COPY names none here)
             pos.clear_column();
@@ -101,7 +103,7 @@ pub fn convert_row(
         pos.at_column(col.name.as_ptr());
         let converted = match ints.get(i) {
             Some(Some(v)) => Some((pg_sys::Datum::from(*v), false)),
-            _ => convert(col, row.field(i), pos, cols, on_error, arena),
+            _ => convert(col, conv, row.field(i), pos, cols, on_error, arena),
         };
         let Some((datum, isnull)) = converted else {
             // SAFETY: `old` is the context that was current on entry.
@@ -141,6 +143,7 @@ pub fn check_default_markers(cols: &Columns, row: &Row) {
 #[inline(always)]
 fn convert(
     col: &Column,
+    conv: &TextConverter,
     field: Field<'_>,
     pos: &Position,
     cols: &Columns,
@@ -161,21 +164,20 @@ fn convert(
         }
     };
     let Some(bytes) = bytes else {
-        return convert_null(col, pos, on_error);
+        return convert_null(col, conv, pos, on_error);
     };
     pos.at_value(bytes.as_ptr() as *const c_char);
-    let parsed = match &col.conv {
-        Converter::Int4 => int::parse_i32(bytes, SERVER_GRAMMAR)
+    let parsed = match conv {
+        TextConverter::Int4 => int::parse_i32(bytes, SERVER_GRAMMAR)
             .map(pg_sys::Datum::from)
             .map_err(|e| (e, "integer")),
-        Converter::Int8 => int::parse_i64(bytes, SERVER_GRAMMAR)
+        TextConverter::Int8 => int::parse_i64(bytes, SERVER_GRAMMAR)
             .map(pg_sys::Datum::from)
             .map_err(|e| (e, "bigint")),
-        Converter::Int2 => int::parse_i16(bytes, SERVER_GRAMMAR)
+        TextConverter::Int2 => int::parse_i16(bytes, SERVER_GRAMMAR)
             .map(pg_sys::Datum::from)
             .map_err(|e| (e, "smallint")),
-        Converter::Input { .. } => return convert_input(col, bytes, pos, cols, on_error, arena),
-        Converter::Receive(_) => unreachable!("text fields have text converters"),
+        TextConverter::Input(f) => return convert_input(col, f, bytes, pos, cols, on_error, arena),
     };
     match parsed {
         Ok(d) => Some((d, false)),
@@ -201,7 +203,7 @@ fn int_refused(
                 let (code, message) = crate::parse::int_error_text(e, bytes, type_name);
                 keep_nulled(col, code as i32, message, None);
             }
-            Some(set_null(col, pos, verbose))
+            Some(set_null(col, None, pos, verbose))
         }
         OnError::Ignore { .. } | OnError::Rollback => None,
     }
@@ -212,22 +214,20 @@ fn int_refused(
 #[inline(always)]
 fn convert_input(
     col: &Column,
+    f: &InputFunction,
     bytes: &[u8],
     pos: &Position,
     cols: &Columns,
     on_error: OnError,
     arena: &mut Arena,
 ) -> Option<(pg_sys::Datum, bool)> {
-    let Converter::Input {
+    let InputFunction {
         flinfo,
         typioparam,
         typmod,
         chars,
         typed,
-    } = &col.conv
-    else {
-        unreachable!("convert_input is for columns with an input function")
-    };
+    } = f;
     // Only on the short path, where the batch memory is reset by `Batch` alone (which
     // resets the arena with it): on the executor paths the server runs triggers and
     // FDWs with that memory current.
@@ -267,7 +267,7 @@ fn convert_input(
                 if keep && let Some(r) = compat::take_refusal() {
                     keep_nulled(col, r.sqlstate, r.message, r.detail);
                 }
-                Some(set_null(col, pos, verbose))
+                Some(set_null(col, Some(f), pos, verbose))
             }
             _ => None,
         },
@@ -310,14 +310,19 @@ pub fn take_nulled() -> Vec<Nulled> {
 /// domain's own. A NOT NULL column takes the NULL here and refuses it where every row's
 /// constraints are checked, with the usual not-null violation.
 #[inline(never)]
-fn set_null(col: &Column, pos: &Position, verbose: bool) -> (pg_sys::Datum, bool) {
+fn set_null(
+    col: &Column,
+    f: Option<&InputFunction>,
+    pos: &Position,
+    verbose: bool,
+) -> (pg_sys::Datum, bool) {
     if col.constrained_domain
-        && let Converter::Input {
+        && let Some(InputFunction {
             flinfo,
             typioparam,
             typmod,
             ..
-        } = &col.conv
+        }) = f
         && input(
             flinfo,
             std::ptr::null_mut(),
@@ -356,14 +361,19 @@ fn raise_domain_refuses_null(col: &Column, domain: pg_sys::Oid) -> ! {
 
 /// A NULL field. Domains have their own input function: it is called with NULL so that their
 /// NOT NULL constraints are checked, as COPY does.
-fn convert_null(col: &Column, pos: &Position, on_error: OnError) -> Option<(pg_sys::Datum, bool)> {
-    match &col.conv {
-        Converter::Input {
+fn convert_null(
+    col: &Column,
+    conv: &TextConverter,
+    pos: &Position,
+    on_error: OnError,
+) -> Option<(pg_sys::Datum, bool)> {
+    match conv {
+        TextConverter::Input(InputFunction {
             flinfo,
             typioparam,
             typmod,
             ..
-        } => {
+        }) => {
             pos.at_null();
             let d = input(flinfo, std::ptr::null_mut(), *typioparam, *typmod, on_error);
             // a rejected NULL stays the position (on_error's NOTICE and errors show it)
@@ -411,6 +421,7 @@ fn input(
 #[inline]
 pub fn convert_binary_row(
     cols: &Columns,
+    receives: &[Receive],
     row: &fastcopy_core::input::Row,
     ints: &[Option<i64>],
     fields: usize,
@@ -428,7 +439,7 @@ pub fn convert_binary_row(
         let (datum, isnull) = match ints.get(i) {
             Some(Some(v)) => (pg_sys::Datum::from(*v), false),
             _ => {
-                let r = col.conv.receive();
+                let r = &receives[i];
                 match row.field(i) {
                     fastcopy_core::input::Field::Value(b) => (r.convert(Some(b)), false),
                     _ => (r.convert(None), true),

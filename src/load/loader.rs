@@ -5,7 +5,7 @@
 
 use super::batch::Batch;
 use super::batch::Stored;
-use super::columns::Converter;
+use super::columns::{Converters, TextConverter};
 use super::common::{LoadStats, interrupt_pending};
 use super::convert::{self, OnError, Values};
 use super::position::Position;
@@ -151,25 +151,30 @@ impl<'a> Loader<'a> {
                 true
             }
             Some(Err(e)) => {
-                if let Some(partial) = e.partial.as_deref().filter(|_| !self.target.cols.binary) {
-                    // a bad escaped field: the server checks the DEFAULT markers of the
-                    // fields before it first, as it splits the line
-                    self.pos
-                        .at_line_text(e.line, e.raw_line.as_deref().unwrap_or_default());
-                    convert::check_default_markers(&self.target.cols, partial);
-                } else if let Some(partial) = &e.partial {
-                    // the server converts a tuple's fields as it reads them: those before
-                    // the defect first
-                    let Values { datums, nulls } = &mut self.values;
-                    convert::convert_binary_row(
-                        &self.target.cols,
-                        partial,
-                        &[],
-                        partial.len(),
-                        datums,
-                        nulls,
-                        self.pos,
-                    );
+                match (&e.partial, &self.target.cols.converters) {
+                    (Some(partial), Converters::Text(_)) => {
+                        // a bad escaped field: the server checks the DEFAULT markers of the
+                        // fields before it first, as it splits the line
+                        self.pos
+                            .at_line_text(e.line, e.raw_line.as_deref().unwrap_or_default());
+                        convert::check_default_markers(&self.target.cols, partial);
+                    }
+                    (Some(partial), Converters::Binary(receives)) => {
+                        // the server converts a tuple's fields as it reads them: those before
+                        // the defect first
+                        let Values { datums, nulls } = &mut self.values;
+                        convert::convert_binary_row(
+                            &self.target.cols,
+                            receives,
+                            partial,
+                            &[],
+                            partial.len(),
+                            datums,
+                            nulls,
+                            self.pos,
+                        );
+                    }
+                    (None, _) => {}
                 }
                 raise_input_error(e, self.pos, self.target)
             }
@@ -338,35 +343,43 @@ impl<'a> Loader<'a> {
         // a row that is read here: the one a few ahead into the cache now, so that it is there
         // when its turn comes (not for formed rows, whose loop is a few nanoseconds a row)
         block.prefetch(r, PREFETCH_AHEAD);
-        if self.rejects.is_some() && !target.cols.binary && self.bad_structure(block, r) {
+        if self.rejects.is_some() && !target.cols.binary() && self.bad_structure(block, r) {
             return None;
         }
-        let Values { datums, nulls } = &mut self.values;
         let set_null_before = pos.values_set_null();
-        if target.cols.binary {
-            convert::convert_binary_row(
-                &target.cols,
-                row,
-                block.ints(r),
-                row.len(),
-                datums,
-                nulls,
-                pos,
-            );
-        } else if !convert::convert_row(
-            &target.cols,
-            row,
-            block.ints(r),
-            datums,
-            nulls,
-            self.on_error,
-            pos,
-            &mut self.batch.arena,
-        ) {
-            if self.rejects.is_some() {
-                self.capture_reject(block, r);
+        match &target.cols.converters {
+            Converters::Binary(receives) => {
+                let Values { datums, nulls } = &mut self.values;
+                convert::convert_binary_row(
+                    &target.cols,
+                    receives,
+                    row,
+                    block.ints(r),
+                    row.len(),
+                    datums,
+                    nulls,
+                    pos,
+                );
             }
-            return None;
+            Converters::Text(converters) => {
+                let Values { datums, nulls } = &mut self.values;
+                if !convert::convert_row(
+                    &target.cols,
+                    converters,
+                    row,
+                    block.ints(r),
+                    datums,
+                    nulls,
+                    self.on_error,
+                    pos,
+                    &mut self.batch.arena,
+                ) {
+                    if self.rejects.is_some() {
+                        self.capture_reject(block, r, converters);
+                    }
+                    return None;
+                }
+            }
         }
         if pos.values_set_null() != set_null_before {
             // PostgreSQL 19 counts rows, not values
@@ -501,7 +514,7 @@ impl Loader<'_> {
     /// errors raised, in a subtransaction, and the error COPY would raise for it is kept with
     /// the row (the column the position is at when it is raised).
     #[inline(never)]
-    fn capture_reject(&mut self, block: &RowBlock, r: usize) {
+    fn capture_reject(&mut self, block: &RowBlock, r: usize, converters: &[TextConverter]) {
         let (target, pos, row) = (self.target, self.pos, &block.rows()[r]);
         // the input function's own refusal (kept by the soft-error call), or an integer the
         // parser refused: its error as the server words it, without converting again
@@ -522,6 +535,7 @@ impl Loader<'_> {
         let again = compat::in_subtransaction(std::panic::AssertUnwindSafe(|| {
             convert::convert_row(
                 &target.cols,
+                converters,
                 row,
                 block.ints(r),
                 datums,
@@ -559,11 +573,11 @@ impl Loader<'_> {
             return None;
         };
         let grammar = crate::parse::SERVER_GRAMMAR;
-        let (err, type_name) = match self.target.cols.columns[i].conv {
-            Converter::Int2 => (int::parse_i16(bytes, grammar).err()?, "smallint"),
-            Converter::Int4 => (int::parse_i32(bytes, grammar).err()?, "integer"),
-            Converter::Int8 => (int::parse_i64(bytes, grammar).err()?, "bigint"),
-            _ => return None,
+        let (err, type_name) = match self.target.cols.text()?.get(i)? {
+            TextConverter::Int2 => (int::parse_i16(bytes, grammar).err()?, "smallint"),
+            TextConverter::Int4 => (int::parse_i32(bytes, grammar).err()?, "integer"),
+            TextConverter::Int8 => (int::parse_i64(bytes, grammar).err()?, "bigint"),
+            TextConverter::Input(_) => return None,
         };
         // (the message shows the bytes as text: exact for UTF-8, else converted again)
         std::str::from_utf8(bytes).ok()?;
@@ -730,9 +744,8 @@ fn sqlstate_text(code: i32) -> String {
 fn choose_on_error(choice: OnErrorChoice, spec: &LoadSpec, target: &Target) -> OnError {
     let inputs = target
         .cols
-        .columns
-        .iter()
-        .any(|c| matches!(c.conv, Converter::Input { .. }));
+        .text()
+        .is_some_and(|c| c.iter().any(|c| matches!(c, TextConverter::Input(_))));
     match choice {
         OnErrorChoice::Stop => OnError::Stop,
         OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,

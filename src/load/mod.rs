@@ -84,7 +84,7 @@ pub fn run(
     let progress = Progress::start(relid, input.kind, input.total);
     // CopyFrom: the statement begins (result relation, triggers, routing)
     let target = prepared.begin(relid, &spec);
-    let pos = Position::new(front.verb(), &target.relname, target.cols.binary);
+    let pos = Position::new(front.verb(), &target.relname, target.cols.binary());
     // the rejects table, created if missing, before the first row is read
     let mut rejects = spec
         .rejects

@@ -22,7 +22,7 @@
 //! 10. result relation, indexes, AFTER trigger queue, transition tables, BEFORE STATEMENT
 //!     triggers, partition routing.
 
-use super::columns::{Column, Columns, Converter, Filler};
+use super::columns::{Column, Columns, Converters, Filler, TextConverter};
 use super::common::Front;
 use super::datum::Chars;
 use super::filter::{self, Filter, Qual};
@@ -119,6 +119,7 @@ pub struct Prepared {
     opened: Opened,
     econtext: *mut pg_sys::ExprContext,
     columns: Vec<Column>,
+    converters: Converters,
     fillers: Vec<Filler>,
     /// How the input's encoding is checked or converted.
     pub encoding: encoding::Plan,
@@ -151,26 +152,25 @@ impl Target {
     /// The int fields the reader thread converts (`None` when there are none): not those whose
     /// raw field FORCE_(NOT_)NULL must see first.
     pub fn int_plan(&self) -> Option<IntPlan> {
-        let fields = self
-            .cols
-            .columns
-            .iter()
-            .map(|c| match &c.conv {
-                // (binary: the receive function's fast path, if it is an int's)
-                Converter::Receive(r) => r.int_width(),
-                _ if c.force_null || c.force_not_null => None,
-                Converter::Int2 => Some(IntWidth::I16),
-                Converter::Int4 => Some(IntWidth::I32),
-                Converter::Int8 => Some(IntWidth::I64),
-                Converter::Input { .. } => None,
-            })
-            .collect();
+        let fields = match &self.cols.converters {
+            // (binary: the receive function's fast path, if it is an int's)
+            Converters::Binary(receives) => receives.iter().map(Receive::int_width).collect(),
+            Converters::Text(converters) => (self.cols.columns.iter().zip(converters))
+                .map(|(c, conv)| match conv {
+                    _ if c.force_null || c.force_not_null => None,
+                    TextConverter::Int2 => Some(IntWidth::I16),
+                    TextConverter::Int4 => Some(IntWidth::I32),
+                    TextConverter::Int8 => Some(IntWidth::I64),
+                    TextConverter::Input(_) => None,
+                })
+                .collect(),
+        };
         // (a plan without int fields too when the reader forms the tuples: a table of text, of
         // uuids, of bytea values)
         let plan = self.with_tuples(IntPlan {
             fields,
             grammar: SERVER_GRAMMAR,
-            binary: self.cols.binary,
+            binary: self.cols.binary(),
             tuple: None,
         });
         (plan.tuple.is_some() || plan.fields.iter().any(Option::is_some)).then_some(plan)
@@ -193,10 +193,12 @@ impl Target {
         let mut sources = vec![None; self.cols.natts];
         for (field, (col, width)) in self.cols.columns.iter().zip(&plan.fields).enumerate() {
             // (text and binary columns: what the reader may take of their values)
-            let (chars, typed) = match &col.conv {
-                Converter::Input { chars, typed, .. } => (*chars, *typed),
-                Converter::Receive(r) => (r.chars, r.typed),
-                _ => (None, None),
+            let (chars, typed) = match &self.cols.converters {
+                Converters::Text(c) => match &c[field] {
+                    TextConverter::Input(f) => (f.chars, f.typed),
+                    _ => (None, None),
+                },
+                Converters::Binary(r) => (r[field].chars, r[field].typed),
             };
             let forced = col.force_null || col.force_not_null;
             let source = match (width, chars, typed) {
@@ -220,7 +222,7 @@ impl Target {
         }
         plan.tuple = self
             .former
-            .tuple_plan(&sources, self.cols.columns.len(), self.cols.binary);
+            .tuple_plan(&sources, self.cols.columns.len(), self.cols.binary());
         plan
     }
 
@@ -351,7 +353,7 @@ unsafe fn prepare(opened: Opened, spec: &LoadSpec) -> Prepared {
             rel: opened.rel,
             volatile: false,
         };
-        let (columns, fillers, encoding) = input_columns(
+        let (columns, converters, fillers, encoding) = input_columns(
             opened.rel,
             &opened.relname,
             &opened.indexes,
@@ -362,6 +364,7 @@ unsafe fn prepare(opened: Opened, spec: &LoadSpec) -> Prepared {
             opened,
             econtext,
             columns,
+            converters,
             fillers,
             encoding,
             volatile_defaults: defaults.volatile,
@@ -388,6 +391,7 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
                 },
             econtext,
             columns,
+            converters,
             fillers,
             encoding,
             volatile_defaults,
@@ -429,11 +433,11 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
             rri,
             cols: Columns {
                 columns,
+                converters,
                 fillers,
                 natts: (*(*rel).rd_att).natts as usize,
                 null_marker: CString::new(null_marker).unwrap_or_default(),
                 default_marker,
-                binary: spec.binary(),
                 fast,
                 econtext,
             },
@@ -533,7 +537,7 @@ unsafe fn input_columns(
     indexes: &[usize],
     spec: &LoadSpec,
     defaults: &mut Defaults,
-) -> (Vec<Column>, Vec<Filler>, encoding::Plan) {
+) -> (Vec<Column>, Converters, Vec<Filler>, encoding::Plan) {
     // SAFETY: as the function's contract.
     unsafe {
         let force_not_null = force_list(
@@ -551,17 +555,19 @@ unsafe fn input_columns(
         }
         let tupdesc = (*rel).rd_att;
         let with_marker = spec.reader().is_some_and(|r| r.default.is_some());
+        let (mut text, mut binary) = (Vec::new(), Vec::new());
         let columns = indexes
             .iter()
             .map(|&i| {
                 let a = compat::tuple_desc_attr(tupdesc, i);
+                if spec.binary() {
+                    binary.push(Receive::for_type(a.atttypid, a.atttypmod));
+                } else {
+                    text.push(TextConverter::for_type(a.atttypid, a.atttypmod));
+                }
                 Column {
                     index: i,
                     name: CStr::from_ptr(a.attname.data.as_ptr()).to_owned(),
-                    conv: match spec.binary() {
-                        true => Converter::Receive(Receive::for_type(a.atttypid, a.atttypmod)),
-                        false => Converter::for_type(a.atttypid, a.atttypmod),
-                    },
                     default: if with_marker { defaults.expr(i) } else { None },
                     force_not_null: force_not_null.contains(&i),
                     force_null: force_null.contains(&i),
@@ -577,7 +583,11 @@ unsafe fn input_columns(
             })
             .filter_map(|index| defaults.expr(index).map(|expr| Filler { index, expr }))
             .collect();
-        (columns, fillers, encoding)
+        let converters = match spec.binary() {
+            true => Converters::Binary(binary),
+            false => Converters::Text(text),
+        };
+        (columns, converters, fillers, encoding)
     }
 }
 
