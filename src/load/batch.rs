@@ -6,7 +6,7 @@
 //! row. Whether a batch is flushed, and when, is the loader's call.
 //!
 //! A converted row goes in one of two ways:
-//! - [`Batch::store_fast`] (`Target::fast`: plain tables, AFTER triggers and foreign keys
+//! - [`Batch::store_short`] (`Target::short_path`: plain tables, AFTER triggers and foreign keys
 //!   included; reader-formed tuples by [`Batch::store_formed`] and
 //!   [`Batch::store_formed_run`]): the tuple is formed straight into batch memory and checked
 //!   against NOT NULL and CHECK constraints; no executor step per row.
@@ -102,7 +102,7 @@ impl Batch {
             state: BatchState {
                 // SAFETY: in a transaction (the load's).
                 cid: unsafe { pg_sys::GetCurrentCommandId(true) },
-                fast: target.fast,
+                short_path: target.short_path,
             },
             used: 0,
             bytes: 0,
@@ -279,9 +279,9 @@ impl Batch {
     /// checks constraints.
     ///
     /// # Safety
-    /// `target.fast`; `values` hold one converted row, in the batch memory.
+    /// `target.short_path`; `values` hold one converted row, in the batch memory.
     #[inline]
-    pub unsafe fn store_fast(&mut self, target: &Target, values: &Values, row: RowMark) -> Stored {
+    pub unsafe fn store_short(&mut self, target: &Target, values: &Values, row: RowMark) -> Stored {
         // SAFETY: as the function's contract; the batch memory is the current context while
         // the tuple is formed (heap_form_tuple's fallback allocates there).
         unsafe {
@@ -295,10 +295,10 @@ impl Batch {
     }
 
     /// The short path for a tuple the reader formed ([`tuple::Former::copy_formed`]): copied into
-    /// the batch memory, then as `store_fast`.
+    /// the batch memory, then as `store_short`.
     ///
     /// # Safety
-    /// `target.fast`; `formed` is a tuple of the target former's plan.
+    /// `target.short_path`; `formed` is a tuple of the target former's plan.
     #[inline]
     pub unsafe fn store_formed(&mut self, target: &Target, formed: &[u8], row: RowMark) -> Stored {
         // SAFETY: as the function's contract; the arena takes a new block from the batch
@@ -318,7 +318,7 @@ impl Batch {
     /// has no NULL, so NOT NULL constraints alone pass).
     #[inline]
     pub fn takes_formed_runs(&self, target: &Target) -> bool {
-        target.fast && self.buffers.first().is_some_and(Buffer::takes_formed_runs)
+        target.short_path && self.buffers.first().is_some_and(Buffer::takes_formed_runs)
     }
 
     /// The rows of `block` from `from` on whose tuples the reader formed, while they last and
@@ -416,7 +416,7 @@ impl Batch {
     /// The short path's rest: the tuple into the target's buffer, and the row counted.
     ///
     /// # Safety
-    /// `target.fast`; `tuple` was formed for it in the batch memory, `len` bytes long (its
+    /// `target.short_path`; `tuple` was formed for it in the batch memory, `len` bytes long (its
     /// `t_len`), without a NULL in a NOT NULL column if `not_null_met`.
     #[inline(always)]
     unsafe fn store_tuple(
@@ -436,7 +436,7 @@ impl Batch {
     /// its relation's buffer ([`Buffer::stage`]).
     ///
     /// # Safety
-    /// `!target.fast`; `values` hold one converted row.
+    /// `!target.short_path`; `values` hold one converted row.
     pub unsafe fn stage_routed(&mut self, target: &Target, values: &Values) -> (usize, Staged) {
         // SAFETY: as the function's contract; the slots and the executor state are the
         // target's, alive for the load.

@@ -17,8 +17,8 @@ use pgrx::pg_sys;
 /// What every buffer's flush needs from the batch.
 pub(super) struct BatchState {
     pub cid: pg_sys::CommandId,
-    /// Tuples are formed into the arena and stored by `tuple::store` (see `Target::fast`).
-    pub fast: bool,
+    /// Tuples are formed into the arena and stored by `tuple::store` (see `Target::short_path`).
+    pub short_path: bool,
 }
 
 /// The pending rows of one result relation, and what every row of it needs (read once, when
@@ -104,7 +104,7 @@ impl Buffer {
                 },
                 // the short path's rows of a plain table (a relation tuple routing found
                 // takes the executor path)
-                pages: match target.fast && !routed && !foreign {
+                pages: match target.short_path && !routed && !foreign {
                     true => Pages::new(rel),
                     false => None,
                 },
@@ -245,7 +245,7 @@ impl Buffer {
                 if !recheck.is_null() {
                     pg_sys::list_free(recheck);
                 }
-                if batch.fast {
+                if batch.short_path {
                     slot::forget(slot, self.slot_flags);
                 } else {
                     slot::clear(slot);
@@ -434,7 +434,7 @@ impl Buffer {
     /// [`record`](Self::record)).
     ///
     /// # Safety
-    /// The target's own buffer, `target.fast`; `tuple` was formed for it in the batch memory,
+    /// The target's own buffer, `target.short_path`; `tuple` was formed for it in the batch memory,
     /// `len` bytes long (its `t_len`), without a NULL in a NOT NULL column if `not_null_met`.
     #[inline(always)]
     pub(super) unsafe fn store_tuple(
@@ -491,7 +491,7 @@ impl Buffer {
     /// differs.
     ///
     /// # Safety
-    /// `!target.fast`; `input` holds one converted row of the target.
+    /// `!target.short_path`; `input` holds one converted row of the target.
     pub(super) unsafe fn stage(
         &mut self,
         target: &Target,

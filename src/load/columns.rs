@@ -46,8 +46,8 @@ pub struct Columns {
     pub null_marker: CString,
     /// The load has a DEFAULT marker (16+).
     pub default_marker: bool,
-    /// The target's short path (`Target::fast`): text values may go into the batch arena.
-    pub fast: bool,
+    /// The target's short path (`Target::short_path`): text values may go into the batch arena.
+    pub short_path: bool,
     /// The executor's per-tuple context: its memory is the batch memory, its expression
     /// context evaluates the defaults.
     pub econtext: *mut pg_sys::ExprContext,
@@ -108,7 +108,7 @@ impl Columns {
 /// The converters of a load's input columns, by format.
 pub enum Converters {
     Text(Vec<TextConverter>),
-    /// COPY's binary format: each type's receive function, or a fast path (`receive.rs`).
+    /// COPY's binary format: each type's receive function, or fastcopy's own reading of it (`receive.rs`).
     Binary(Vec<Receive>),
 }
 

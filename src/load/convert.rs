@@ -231,7 +231,7 @@ fn convert_input(
     // Only on the short path, where the batch memory is reset by `Batch` alone (which
     // resets the arena with it): on the executor paths the server runs triggers and
     // FDWs with that memory current.
-    if cols.fast
+    if cols.short_path
         && let Some(chars) = chars
     {
         // SAFETY: convert_row made the batch memory the current context.
@@ -244,7 +244,7 @@ fn convert_input(
         // batch memory convert_row made current, where the input function would
         // allocate)
         let alloc = |n: usize| {
-            if cols.fast {
+            if cols.short_path {
                 // SAFETY: convert_row made the batch memory the current context.
                 unsafe { arena.alloc(n) }
             } else {

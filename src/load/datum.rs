@@ -20,7 +20,7 @@ use pgrx::pg_sys;
 /// goes to the input function. The bytes are valid in the database encoding already (the
 /// reader checked them), as the input functions take them; the varlena goes into the batch
 /// arena, which lives as long as the batch memory the input function would allocate in (on
-/// the short path only, `Target::fast`).
+/// the short path only, `Target::short_path`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Chars {
     /// text, and varchar / char without a length: every value.

@@ -95,7 +95,7 @@ impl<'a> Loader<'a> {
     /// checks in one of their own.
     pub fn keep_rejects(&mut self, rejects: Rejects) {
         self.rejects = Some(rejects);
-        self.guard_checks = self.target.fast && self.batch.checks_rows();
+        self.guard_checks = self.target.short_path && self.batch.checks_rows();
         self.batch.keep_failed_checks();
     }
 
@@ -393,9 +393,9 @@ impl<'a> Loader<'a> {
         {
             return Some(Stored::Excluded);
         }
-        if target.fast {
+        if target.short_path {
             // SAFETY: the short path's target; the values were just converted.
-            return Some(unsafe { self.batch.store_fast(target, &self.values, row.mark()) });
+            return Some(unsafe { self.batch.store_short(target, &self.values, row.mark()) });
         }
         Some(self.load_routed(row))
     }
@@ -748,7 +748,9 @@ fn choose_on_error(choice: OnErrorChoice, spec: &LoadSpec, target: &Target) -> O
         .is_some_and(|c| c.iter().any(|c| matches!(c, TextConverter::Input(_))));
     match choice {
         OnErrorChoice::Stop => OnError::Stop,
-        OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.fast && inputs => OnError::Rollback,
+        OnErrorChoice::Ignore if !compat::SOFT_INPUT && target.short_path && inputs => {
+            OnError::Rollback
+        }
         OnErrorChoice::Ignore => OnError::Ignore {
             keep: spec.rejects.is_some(),
         },

@@ -223,7 +223,7 @@ impl Pages {
         }
     }
 
-    /// A tuple formed by `store_fast` for a buffer without slots (no per-row executor step
+    /// A tuple formed by `store_short` for a buffer without slots (no per-row executor step
     /// after the insert: no index, no AFTER ROW trigger, no constraint to check).
     /// `mem` is the batch memory, where the batch's uniform tuples are formed first if it has
     /// any ([`Pages::push_formed`]), so that the tuples stay in input order.
@@ -371,7 +371,7 @@ impl Pages {
     ///
     /// # Safety
     /// `rel` is the relation `new` was given, open; `slots`, if given, are heap-tuple slots
-    /// each holding a tuple formed for it (`store_fast`), else the pushed tuples are; none
+    /// each holding a tuple formed for it (`store_short`), else the pushed tuples are; none
     /// inserted yet, in memory that outlives the call; `bistate` is the relation's bulk-insert
     /// state; in the load's transaction, on the backend thread.
     pub unsafe fn insert(
@@ -582,13 +582,14 @@ impl Pages {
             }
             let empty = max_offset(hdr) == 0;
             let all_frozen_set = empty && frozen;
-            // unused line pointers to reuse: the server's calls find them
-            let own = (*hdr).pd_flags & pg_sys::PD_HAS_FREE_LINES as u16 == 0;
-            self.reused_pages += u64::from(!own);
+            // no unused line pointers: tuples are appended after the last one; else the
+            // server's calls find the unused ones
+            let appendable = (*hdr).pd_flags & pg_sys::PD_HAS_FREE_LINES as u16 == 0;
+            self.reused_pages += u64::from(!appendable);
             let n = self.count();
 
             pg_sys::CritSectionCount += 1; // START_CRIT_SECTION
-            let k = self.put_tuples(page, blkno, ndone, own);
+            let k = self.put_tuples(page, blkno, ndone, appendable);
             // (an all-visible page stays so only with FREEZE, as in heap_multi_insert)
             let mut flags = 0u8;
             if all_frozen_set {
@@ -651,28 +652,28 @@ impl Pages {
         page: *mut u8,
         blkno: pg_sys::BlockNumber,
         ndone: usize,
-        own: bool,
+        appendable: bool,
     ) -> usize {
         let hdr = page as *mut pg_sys::PageHeaderData;
         let n = self.count();
         // SAFETY: as the function's contract (see `fill_page`).
         unsafe {
-            self.put_at(page, blkno, ndone, 0, own);
+            self.put_at(page, blkno, ndone, 0, appendable);
             let mut k = 1;
-            if own && self.uniform.count > 0 {
+            if appendable && self.uniform.count > 0 {
                 // tuples of one length: how many more fit is known at once
                 let more = uniform_fit(hdr, self.uniform.len, self.save_free_space);
                 k += self.put_uniform_run(page, blkno, ndone + 1, more.min(n - ndone - 1));
             }
             while ndone + k < n {
-                let free = match own {
+                let free = match appendable {
                     true => free_space(hdr),
                     false => pg_sys::PageGetHeapFreeSpace(page as pg_sys::Page),
                 };
                 if free < maxalign(self.len_of(ndone + k)) + self.save_free_space {
                     break;
                 }
-                self.put_at(page, blkno, ndone + k, k, own);
+                self.put_at(page, blkno, ndone + k, k, appendable);
                 k += 1;
             }
             k
@@ -690,15 +691,15 @@ impl Pages {
         blkno: pg_sys::BlockNumber,
         i: usize,
         k: usize,
-        own: bool,
+        appendable: bool,
     ) {
         // SAFETY: as the function's contract; `k` is below MAX_TUPLES_PER_PAGE (the page
         // had room for each tuple before it), the size of `offsets`.
         unsafe {
             if self.uniform.count == 0 {
-                put(page, blkno, self.tuples[i], own);
+                put(page, blkno, self.tuples[i], appendable);
             } else {
-                self.offsets[k] = put_uniform(page, blkno, &self.uniform, i, own);
+                self.offsets[k] = put_uniform(page, blkno, &self.uniform, i, appendable);
             }
         }
     }
@@ -843,16 +844,16 @@ unsafe fn free_space(hdr: *const pg_sys::PageHeaderData) -> usize {
 /// `t_self` and the stored tuple's `t_ctid`.
 ///
 /// # Safety
-/// The page is locked exclusively and has room for the tuple and a line pointer; `own` only
+/// The page is locked exclusively and has room for the tuple and a line pointer; `appendable` only
 /// if it has no unused line pointers; `t` is a valid prepared tuple.
 #[inline]
-unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, own: bool) {
+unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, appendable: bool) {
     // SAFETY: as the function's contract: the line pointer goes at `pd_lower` and the tuple
     // at `pd_upper - MAXALIGN(len)`, both inside the page's free space.
     unsafe {
         let len = (*t).t_len as usize;
-        let (off, at) = if own {
-            let (off, upper) = claim(page, len);
+        let (off, at) = if appendable {
+            let (off, upper) = append_item(page, len);
             copy_short((*t).t_data as *const u8, page.add(upper), len);
             (off, upper)
         } else {
@@ -881,7 +882,7 @@ unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, o
     }
 }
 
-/// On a page of this load's own (no unused line pointers): the next line pointer, set for a
+/// On an appendable page (no unused line pointers): the next line pointer, set for a
 /// tuple of `len` bytes at the top of the free space, and the free space shrunk by both;
 /// returns the tuple's offset number and its place on the page. The tuple's bytes are the
 /// caller's to write.
@@ -889,7 +890,7 @@ unsafe fn put(page: *mut u8, blkno: pg_sys::BlockNumber, t: pg_sys::HeapTuple, o
 /// # Safety
 /// The page is locked exclusively and has room for the tuple and a line pointer.
 #[inline(always)]
-unsafe fn claim(page: *mut u8, len: usize) -> (usize, usize) {
+unsafe fn append_item(page: *mut u8, len: usize) -> (usize, usize) {
     // SAFETY: as the function's contract: the line pointer goes at `pd_lower`, inside the
     // page's free space.
     unsafe {
@@ -930,14 +931,14 @@ unsafe fn put_uniform(
     blkno: pg_sys::BlockNumber,
     u: &Uniform,
     i: usize,
-    own: bool,
+    appendable: bool,
 ) -> u16 {
     let len = u.len;
     // SAFETY: as the function's contract: the line pointer and the tuple go into the page's
     // free space as in `put`; a uniform tuple is at most TOAST_THRESHOLD bytes
     // (`push_formed`), so it fits `whole`.
     unsafe {
-        if !own {
+        if !appendable {
             // through PageAddItemExtended, as `put`, from the tuple put together here
             let mut whole = [0u64; TOAST_THRESHOLD / 8 + 1];
             let td = whole.as_mut_ptr() as *mut u8;
@@ -951,7 +952,7 @@ unsafe fn put_uniform(
             put(page, blkno, &raw mut t, false);
             return t.t_self.ip_posid;
         }
-        let (off, upper) = claim(page, len);
+        let (off, upper) = append_item(page, len);
         let to = page.add(upper);
         u.write_tuple(i, to);
         (*(to as pg_sys::HeapTupleHeader)).t_ctid = tid_of(blkno, off as u16);

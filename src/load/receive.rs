@@ -3,7 +3,7 @@
 //! in a buffer of our own; the whole buffer must be consumed ("incorrect binary data format",
 //! 22P03). A NULL goes to the receive function too, as NULL, so that a domain checks it.
 //!
-//! Fast paths, without a function-manager call, for the fixed-width types whose receive
+//! Read by fastcopy itself ([`Native`]), without a function-manager call: the fixed-width types whose receive
 //! functions only read the bytes and check a range, and for text: each takes a value only
 //! when it is exactly what the receive function would return without error (the right length,
 //! in range, valid text), and hands everything else to the receive function, which then
@@ -20,9 +20,9 @@ use std::ffi::c_char;
 
 const USECS_PER_DAY: i64 = 86_400_000_000;
 
-/// A receive function's fast path: the types whose binary form is read without a call.
+/// The types whose binary form fastcopy reads itself, without the receive function's call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Fast {
+enum Native {
     Int2,
     Int4,
     Int8,
@@ -47,7 +47,7 @@ enum Fast {
 
 /// How one binary field becomes a Datum.
 pub struct Receive {
-    fast: Option<Fast>,
+    native: Option<Native>,
     flinfo: Box<pg_sys::FmgrInfo>,
     typioparam: pg_sys::Oid,
     typmod: i32,
@@ -63,7 +63,8 @@ pub struct Receive {
 }
 
 impl Receive {
-    /// The receive function of `typid` (COPY's error when it has none), and its fast path.
+    /// The receive function of `typid` (COPY's error when it has none), and whether
+    /// fastcopy reads the type itself ([`Native`]).
     pub fn for_type(typid: pg_sys::Oid, typmod: i32) -> Receive {
         let (func, typioparam) = lookup(typid);
         // SAFETY: the FmgrInfo is ours, boxed (fmgr_info keeps no pointer to it, and it must
@@ -74,24 +75,24 @@ impl Receive {
             flinfo
         };
         let untyped = typmod < 0;
-        let fast = match typid {
-            pg_sys::INT2OID => Some(Fast::Int2),
-            pg_sys::INT4OID => Some(Fast::Int4),
-            pg_sys::INT8OID => Some(Fast::Int8),
-            pg_sys::FLOAT4OID => Some(Fast::Float4),
-            pg_sys::FLOAT8OID => Some(Fast::Float8),
-            pg_sys::BOOLOID => Some(Fast::Bool),
-            pg_sys::DATEOID => Some(Fast::Date),
-            pg_sys::TIMEOID if untyped => Some(Fast::Time),
-            pg_sys::TIMESTAMPOID | pg_sys::TIMESTAMPTZOID if untyped => Some(Fast::Timestamp),
-            pg_sys::TEXTOID | pg_sys::VARCHAROID if untyped && utf8_session() => Some(Fast::Text),
-            pg_sys::UUIDOID => Some(Fast::Uuid),
-            pg_sys::NUMERICOID if untyped => Some(Fast::Numeric),
+        let native = match typid {
+            pg_sys::INT2OID => Some(Native::Int2),
+            pg_sys::INT4OID => Some(Native::Int4),
+            pg_sys::INT8OID => Some(Native::Int8),
+            pg_sys::FLOAT4OID => Some(Native::Float4),
+            pg_sys::FLOAT8OID => Some(Native::Float8),
+            pg_sys::BOOLOID => Some(Native::Bool),
+            pg_sys::DATEOID => Some(Native::Date),
+            pg_sys::TIMEOID if untyped => Some(Native::Time),
+            pg_sys::TIMESTAMPOID | pg_sys::TIMESTAMPTZOID if untyped => Some(Native::Timestamp),
+            pg_sys::TEXTOID | pg_sys::VARCHAROID if untyped && utf8_session() => Some(Native::Text),
+            pg_sys::UUIDOID => Some(Native::Uuid),
+            pg_sys::NUMERICOID if untyped => Some(Native::Numeric),
             _ => None,
         };
         let binary_typed = |t: Typed| !matches!(t, Typed::Numeric(Some(_)));
         Receive {
-            fast,
+            native,
             flinfo,
             typioparam,
             typmod,
@@ -104,10 +105,10 @@ impl Receive {
     /// The integer width the reader thread converts this column's fields in (int2/4/8).
     pub fn int_width(&self) -> Option<fastcopy_core::pipeline::IntWidth> {
         use fastcopy_core::pipeline::IntWidth;
-        match self.fast {
-            Some(Fast::Int2) => Some(IntWidth::I16),
-            Some(Fast::Int4) => Some(IntWidth::I32),
-            Some(Fast::Int8) => Some(IntWidth::I64),
+        match self.native {
+            Some(Native::Int2) => Some(IntWidth::I16),
+            Some(Native::Int4) => Some(IntWidth::I32),
+            Some(Native::Int8) => Some(IntWidth::I64),
             _ => None,
         }
     }
@@ -118,9 +119,9 @@ impl Receive {
         let Some(b) = bytes else {
             return self.call(None);
         };
-        let d = match self.fast {
-            Some(Fast::Text) if is_utf8_text(b) => Some(text(b)),
-            Some(f) => fast(f, b),
+        let d = match self.native {
+            Some(Native::Text) if is_utf8_text(b) => Some(text(b)),
+            Some(f) => native(f, b),
             None => None,
         };
         d.unwrap_or_else(|| self.call(Some(b)))
@@ -180,37 +181,39 @@ fn utf8_session() -> bool {
     unsafe { pg_sys::pg_get_client_encoding() == utf8 && pg_sys::GetDatabaseEncoding() == utf8 }
 }
 
-/// The fast path of `f` for `b`, or `None` when the receive function must decide.
+/// `b` read as type `f` by fastcopy itself, or `None` when the receive function must decide.
 #[inline(always)]
-fn fast(f: Fast, b: &[u8]) -> Option<pg_sys::Datum> {
+fn native(f: Native, b: &[u8]) -> Option<pg_sys::Datum> {
     let d = match f {
-        Fast::Int2 => pg_sys::Datum::from(i16::from_be_bytes(b.try_into().ok()?)),
-        Fast::Int4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
-        Fast::Int8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
+        Native::Int2 => pg_sys::Datum::from(i16::from_be_bytes(b.try_into().ok()?)),
+        Native::Int4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
+        Native::Int8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
         // Float4GetDatum: the bits as an int32 Datum
-        Fast::Float4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
-        Fast::Float8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
-        Fast::Bool => match b {
+        Native::Float4 => pg_sys::Datum::from(i32::from_be_bytes(b.try_into().ok()?)),
+        Native::Float8 => pg_sys::Datum::from(i64::from_be_bytes(b.try_into().ok()?)),
+        Native::Bool => match b {
             [v] => pg_sys::Datum::from(*v != 0),
             _ => return None,
         },
-        Fast::Date => pg_sys::Datum::from(fastcopy_core::datetime::date_from_binary(b)?),
-        Fast::Time => {
+        Native::Date => pg_sys::Datum::from(fastcopy_core::datetime::date_from_binary(b)?),
+        Native::Time => {
             let v = i64::from_be_bytes(b.try_into().ok()?);
             if !(0..=USECS_PER_DAY).contains(&v) {
                 return None;
             }
             pg_sys::Datum::from(v)
         }
-        Fast::Timestamp => pg_sys::Datum::from(fastcopy_core::datetime::timestamp_from_binary(b)?),
-        Fast::Uuid => {
+        Native::Timestamp => {
+            pg_sys::Datum::from(fastcopy_core::datetime::timestamp_from_binary(b)?)
+        }
+        Native::Uuid => {
             let u: &[u8; 16] = b.try_into().ok()?;
             // SAFETY: palloc'd in the current memory context (the batch's, which convert_row
             // made current), as uuid_recv allocates.
             unsafe { bytes_datum(u, palloc) }
         }
-        Fast::Numeric => return numeric(b),
-        Fast::Text => return None,
+        Native::Numeric => return numeric(b),
+        Native::Text => return None,
     };
     Some(d)
 }

@@ -31,7 +31,7 @@ use super::receive::{self, Receive};
 use super::row_needs::RowNeeds;
 use super::spec::{ForceList, LoadSpec, OnErrorChoice, WhereClause};
 use super::tuple::Former;
-use super::tuple_plan::Source;
+use super::tuple_plan::FromField;
 use crate::compat;
 use crate::error::{raise, raise_detail, raise_hint};
 use crate::parse::SERVER_GRAMMAR;
@@ -54,7 +54,7 @@ pub struct Target {
     /// Rows take the short path: tuples formed into batch memory by `former`, no per-row
     /// executor step but constraint checks. False when a BEFORE ROW trigger, a stored generated
     /// column or partition routing must see each row in a slot of its own (`input_slot`).
-    pub fast: bool,
+    pub short_path: bool,
     /// A virtual slot over the target's row type: where rows start on the executor path.
     pub input_slot: *mut pg_sys::TupleTableSlot,
     /// Partition routing, when the target is partitioned.
@@ -153,7 +153,7 @@ impl Target {
     /// raw field FORCE_(NOT_)NULL must see first.
     pub fn int_plan(&self) -> Option<IntPlan> {
         let fields = match &self.cols.converters {
-            // (binary: the receive function's fast path, if it is an int's)
+            // (binary: read by fastcopy itself, if it is an int)
             Converters::Binary(receives) => receives.iter().map(Receive::int_width).collect(),
             Converters::Text(converters) => (self.cols.columns.iter().zip(converters))
                 .map(|(c, conv)| match conv {
@@ -183,7 +183,7 @@ impl Target {
     /// filled by a default (then the tuple is all the loader would make of the row:
     /// [`Former::tuple_plan`](super::tuple::Former::tuple_plan)).
     fn with_tuples(&self, mut plan: IntPlan) -> IntPlan {
-        if !self.cols.fast
+        if !self.cols.short_path
             || self.filter.is_some()
             || !self.cols.fillers.is_empty()
             || self.single_rows
@@ -202,18 +202,18 @@ impl Target {
             };
             let forced = col.force_null || col.force_not_null;
             let source = match (width, chars, typed) {
-                (Some(IntWidth::I16), ..) => Source::Int { field, width: 2 },
-                (Some(IntWidth::I32), ..) => Source::Int { field, width: 4 },
-                (Some(IntWidth::I64), ..) => Source::Int { field, width: 8 },
+                (Some(IntWidth::I16), ..) => FromField::Int { field, width: 2 },
+                (Some(IntWidth::I32), ..) => FromField::Int { field, width: 4 },
+                (Some(IntWidth::I64), ..) => FromField::Int { field, width: 8 },
                 (None, Some(chars), _) if !forced => match chars {
-                    Chars::Bpchar(n) => Source::Padded { field, n },
-                    Chars::Varchar(n) => Source::Text {
+                    Chars::Bpchar(n) => FromField::Padded { field, n },
+                    Chars::Varchar(n) => FromField::Text {
                         field,
                         max: Some(n),
                     },
-                    Chars::Any => Source::Text { field, max: None },
+                    Chars::Any => FromField::Text { field, max: None },
                 },
-                (None, None, Some(kind)) if !forced => Source::Typed { field, kind },
+                (None, None, Some(kind)) if !forced => FromField::Typed { field, kind },
                 _ => return plan,
             };
             if let Some(slot) = sources.get_mut(col.index) {
@@ -422,7 +422,7 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
         let null_marker = spec.reader().map(|r| r.null.clone()).unwrap_or_default();
         let default_marker = spec.reader().is_some_and(|r| r.default.is_some());
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
-        let fast =
+        let short_path =
             !partitioned && !needs.before_row && !needs.generated && !instead_row && !foreign;
         Target {
             rel,
@@ -438,11 +438,11 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
                 natts: (*(*rel).rd_att).natts as usize,
                 null_marker: CString::new(null_marker).unwrap_or_default(),
                 default_marker,
-                fast,
+                short_path,
                 econtext,
             },
             ti_options,
-            fast,
+            short_path,
             foreign,
             input_slot,
             routing,

@@ -1,5 +1,5 @@
 //! The reader's tuple plans ([`Former::tuple_plan`]): where each column of a tuple comes from
-//! in the input ([`Source`]), and, once per load, a plan the core carries out on the reader
+//! in the input ([`FromField`]), and, once per load, a plan the core carries out on the reader
 //! thread (`fastcopy_core::pipeline::TuplePlan`), kept only when it forms the server's own
 //! tuples (`heap_form_tuple`) for sample rows of every length class and NULL pattern.
 
@@ -15,7 +15,7 @@ use std::mem::{offset_of, size_of};
 
 /// Where the reader takes a column of the tuples it forms from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Source {
+pub enum FromField {
     /// An integer input field of `width` bytes (the column's own width).
     Int { field: usize, width: usize },
     /// A `char(n)` input field (`Chars::Bpchar`): an ASCII value padded to n.
@@ -29,7 +29,7 @@ pub enum Source {
     Typed { field: usize, kind: Typed },
 }
 
-/// The types a [`Source::Typed`] converts.
+/// The types a [`FromField::Typed`] converts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Typed {
     Date,
@@ -245,26 +245,26 @@ impl Former {
     /// `binary`: the fields are COPY binary values (text and typed columns: a varying plan).
     pub fn tuple_plan(
         &self,
-        sources: &[Option<Source>],
+        sources: &[Option<FromField>],
         nfields: usize,
         binary: bool,
     ) -> Option<TuplePlan> {
         if sources
             .iter()
-            .any(|s| matches!(s, Some(Source::Text { .. } | Source::Typed { .. })))
+            .any(|s| matches!(s, Some(FromField::Text { .. } | FromField::Typed { .. })))
         {
             return self.varying_plan(sources, nfields, binary);
         }
         if binary
             && sources
                 .iter()
-                .any(|s| matches!(s, Some(Source::Padded { .. })))
+                .any(|s| matches!(s, Some(FromField::Padded { .. })))
         {
             return self.varying_plan(sources, nfields, binary);
         }
         if sources
             .iter()
-            .any(|s| matches!(s, Some(Source::Padded { .. })))
+            .any(|s| matches!(s, Some(FromField::Padded { .. })))
         {
             // (char(n) values too long for a one-byte header: a layout of their own per row)
             return self
@@ -277,7 +277,7 @@ impl Former {
         }
         let mut columns = Vec::with_capacity(layout.len());
         for (&(off, len), source) in layout.iter().zip(sources) {
-            let Some(Source::Int { field, width }) = *source else {
+            let Some(FromField::Int { field, width }) = *source else {
                 return None;
             };
             if width != len {
@@ -308,7 +308,7 @@ impl Former {
     /// header). The template is the server's own tuple for zeros and spaces
     /// (`heap_form_tuple`); a second tuple the server forms from other values must equal the
     /// plan's, byte for byte, or there is no plan.
-    fn padded_plan(&self, sources: &[Option<Source>], nfields: usize) -> Option<TuplePlan> {
+    fn padded_plan(&self, sources: &[Option<FromField>], nfields: usize) -> Option<TuplePlan> {
         let (ints, padded, t_len) = self.padded_columns(sources)?;
         // the server's tuples: zeros and spaces (the template), then other values (the check)
         let mut template = self.padded_sample(sources, t_len, &|_, _| 0, &|_| Vec::new())?;
@@ -325,7 +325,7 @@ impl Former {
         };
         let text = |i: usize| -> Vec<u8> {
             let n = match sources[i] {
-                Some(Source::Padded { n, .. }) => n,
+                Some(FromField::Padded { n, .. }) => n,
                 _ => 0,
             };
             (0..n.min(2)).map(|j| b'a' + (j + i % 3) as u8).collect()
@@ -335,18 +335,18 @@ impl Former {
         let (mut ki, mut kp) = (0, 0);
         for (i, source) in sources.iter().enumerate() {
             match *source {
-                Some(Source::Int { width, .. }) => {
+                Some(FromField::Int { width, .. }) => {
                     let at = ints[ki].1;
                     ours[at..at + width].copy_from_slice(&int(i, width).to_le_bytes()[..width]);
                     ki += 1;
                 }
-                Some(Source::Padded { .. }) => {
+                Some(FromField::Padded { .. }) => {
                     let at = padded[kp].1;
                     let v = text(i);
                     ours[at..at + v.len()].copy_from_slice(&v);
                     kp += 1;
                 }
-                Some(Source::Text { .. } | Source::Typed { .. }) | None => {}
+                Some(FromField::Text { .. } | FromField::Typed { .. }) | None => {}
             }
         }
         if ours[HEAPTUPLESIZE..] != server[HEAPTUPLESIZE..] {
@@ -361,7 +361,7 @@ impl Former {
     #[allow(clippy::type_complexity)]
     fn padded_columns(
         &self,
-        sources: &[Option<Source>],
+        sources: &[Option<FromField>],
     ) -> Option<(
         Vec<(usize, usize, usize)>,
         Vec<(usize, usize, usize)>,
@@ -380,7 +380,7 @@ impl Former {
                 return None;
             }
             match (*source)? {
-                Source::Int { field, width } => {
+                FromField::Int { field, width } => {
                     if !a.attbyval || a.attlen as usize != width {
                         return None;
                     }
@@ -388,7 +388,7 @@ impl Former {
                     ints.push((field, HEAPTUPLESIZE + HOFF + off, width));
                     off += width;
                 }
-                Source::Padded { field, n } => {
+                FromField::Padded { field, n } => {
                     if a.attlen != -1
                         || a.attstorage as u8 == pg_sys::TYPSTORAGE_PLAIN
                         || n + 1 > SHORT_VARLENA_MAX
@@ -399,7 +399,7 @@ impl Former {
                     off += 1 + n;
                 }
                 // (a table with text columns has a varying plan)
-                Source::Text { .. } | Source::Typed { .. } => return None,
+                FromField::Text { .. } | FromField::Typed { .. } => return None,
             }
         }
         Some((ints, padded, HOFF + off))
@@ -411,7 +411,7 @@ impl Former {
     /// `t_len`.
     fn padded_sample(
         &self,
-        sources: &[Option<Source>],
+        sources: &[Option<FromField>],
         t_len: usize,
         int: &dyn Fn(usize, usize) -> i64,
         text: &dyn Fn(usize) -> Vec<u8>,
@@ -421,9 +421,9 @@ impl Former {
             .iter()
             .enumerate()
             .map(|(i, s)| match s {
-                Some(Source::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
-                Some(Source::Padded { n, .. }) => bpchar_datum(&text(i), *n),
-                Some(Source::Text { .. } | Source::Typed { .. }) | None => {
+                Some(FromField::Int { width, .. }) => pg_sys::Datum::from(int(i, *width)),
+                Some(FromField::Padded { n, .. }) => bpchar_datum(&text(i), *n),
+                Some(FromField::Text { .. } | FromField::Typed { .. }) | None => {
                     pg_sys::Datum::from(0usize)
                 }
             })
@@ -466,7 +466,7 @@ impl Former {
     /// sample rows are given to it as the server's send functions write their values.
     fn varying_plan(
         &self,
-        sources: &[Option<Source>],
+        sources: &[Option<FromField>],
         nfields: usize,
         binary: bool,
     ) -> Option<TuplePlan> {
@@ -490,7 +490,7 @@ impl Former {
     /// The pieces of a varying plan for `sources` (one per attribute), with whether each
     /// attribute may be NULL and its type: `None` when an attribute is dropped or its source
     /// does not fit its type's storage.
-    fn varying_pieces(&self, sources: &[Option<Source>]) -> Option<Pieces> {
+    fn varying_pieces(&self, sources: &[Option<FromField>]) -> Option<Pieces> {
         // SAFETY: the descriptor is valid for the Former's life (`new`).
         let natts = unsafe { (*self.tupdesc).natts } as usize;
         if sources.len() != natts {
@@ -511,7 +511,7 @@ impl Former {
             // a varlena that heap_fill_tuple may give a one-byte header
             let packable = a.attlen == -1 && a.attstorage as u8 != pg_sys::TYPSTORAGE_PLAIN;
             pieces.push(match (*source)? {
-                Source::Int { field, width } => {
+                FromField::Int { field, width } => {
                     if !a.attbyval || a.attlen as usize != width {
                         return None;
                     }
@@ -521,17 +521,17 @@ impl Former {
                         align,
                     }
                 }
-                Source::Padded { field, n } if packable => Piece::Text {
+                FromField::Padded { field, n } if packable => Piece::Text {
                     field,
                     limit: Limit::Padded(n),
                     align,
                 },
-                Source::Text { field, max } if packable => Piece::Text {
+                FromField::Text { field, max } if packable => Piece::Text {
                     field,
                     limit: max.map_or(Limit::Any, Limit::Bytes),
                     align,
                 },
-                Source::Typed { field, kind } => match kind {
+                FromField::Typed { field, kind } => match kind {
                     Typed::Date if a.attbyval && a.attlen == 4 => Piece::Date { field, align },
                     Typed::Timestamp if a.attbyval && a.attlen == 8 => Piece::Timestamp {
                         field,

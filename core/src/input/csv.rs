@@ -3,7 +3,7 @@
 //!
 //! Field splitting goes through these paths:
 //!
-//! 0. Most rows never get here: the fast path (`fast.rs`) takes lines without quotes, and
+//! 0. Most rows never get here: the plain-rows path (`plain_rows.rs`) takes lines without quotes, and
 //!    lines whose quoted fields are simple (`"..."` with no quote, `\r`, `\n` inside, followed
 //!    by the delimiter or the line end) when ESCAPE = QUOTE.
 //! 1. Lines without any quote character: split at the delimiters (shared with text format).

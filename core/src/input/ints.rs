@@ -1,6 +1,6 @@
 //! The fused path for lines of plain integers: a row whose every field is `-?[0-9]+` and
 //! whose table takes every field as an integer column is read, converted and formed into its
-//! tuple in one pass over the input, instead of split into the row (`fast.rs`), converted
+//! tuple in one pass over the input, instead of split into the row (`plain_rows.rs`), converted
 //! from the row, and formed from the converted values (`pipeline.rs`), three passes that
 //! each walk the row again (the reader thread's time on a table of ints: A/B in
 //! `bench/README.md`).

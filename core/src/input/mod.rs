@@ -19,7 +19,7 @@
 //! 2. **Field split** (`CopyReadAttributes*`): cut the line into fields, compare each *raw*
 //!    field with the NULL and DEFAULT markers, de-escape, check de-escaped bytes.
 //!
-//! The common rows skip most of this: `fast.rs` walks the line in 32-byte SIMD blocks, copies
+//! The common rows skip most of this: `plain_rows.rs` walks the line in 32-byte SIMD blocks, copies
 //! it once into the [`Row`] buffer and overwrites each delimiter with a NUL (text without
 //! backslash, CSV without quotes or with simply quoted fields); rows it does not take go
 //! through the general path from their first byte. A table of integer columns goes further:
@@ -89,8 +89,8 @@
 //! before reading any data, so `Options::default` is honoured whatever `server_major` says).
 
 mod csv;
-mod fast;
 mod ints;
+mod plain_rows;
 mod text;
 
 use crate::chunks::{Chunks, Verify, verify_utf8};
@@ -919,7 +919,7 @@ pub struct RowReader<R: Read> {
     /// The chunked, UTF-8-verified input ([`Chunks`]): a line is scanned in `data()[pos()..]`.
     input: Chunks<R>,
     /// Fast-path needles: delimiter, then backslash (text) or quote (CSV).
-    needles: fast::Needles,
+    needles: plain_rows::Needles,
     opts: Options,
     /// CSV: the escape character when it differs from the quote (`escapec` of the line scan).
     csv_escapec: Option<u8>,
@@ -973,7 +973,7 @@ impl<R: Read> RowReader<R> {
                     .as_ref()
                     .map_or(Verify::None, |e| e.check),
             ),
-            needles: fast::Needles::new(opts.delimiter, fourth),
+            needles: plain_rows::Needles::new(opts.delimiter, fourth),
             header_left: opts.header,
             opts,
             csv_escapec,
@@ -1030,7 +1030,7 @@ impl<R: Read> RowReader<R> {
             return Ok(false);
         }
         if self.header_left == 0 && !self.opts.no_columns {
-            match fast::try_row(self, row) {
+            match plain_rows::try_row(self, row) {
                 Some(Ok(())) => return Ok(true),
                 Some(Err(e)) if self.skips_split_error(&e) => return Ok(invalid_row(row, e)),
                 Some(Err(e)) => {

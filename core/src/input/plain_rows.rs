@@ -1,4 +1,4 @@
-//! The fast path for the common rows, once the file's line ending is known and when the
+//! The path for plain rows (no escapes or quotes in the way), once the file's line ending is known and when the
 //! whole line is inside the verified data.
 //!
 //! The line is walked in 32-byte blocks (two SSE2 compares each). Each block is copied as a
