@@ -1,5 +1,6 @@
-//! One field of a row as the decoders give it ([`Field`]): the ground floor of the row types,
+//! One field of a row as the decoders give it ([`Field`]), the row types' first piece,
 //! shared by the decoders (`input`, `binary`), the plans (`plan`, `varying`) and the blocks.
+//! Depends on nothing else in the core.
 
 /// One field of a row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

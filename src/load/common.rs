@@ -1,6 +1,6 @@
-//! The ground floor of the loader: what every floor of `src/load` may use, importing nothing
-//! from it: what a load did ([`LoadStats`]), the front door it came through ([`Front`]), and
-//! whether an interrupt is waiting ([`interrupt_pending`]).
+//! What every module of `src/load` may use: what a load did ([`LoadStats`]), the front door
+//! it came through ([`Front`]), and whether an interrupt is waiting ([`interrupt_pending`]).
+//! Depends on nothing in `src/load`.
 
 /// What a load did (the `fastcopy.load_result` row).
 #[derive(Default, Debug)]
