@@ -479,7 +479,7 @@ impl Batch {
             Checked::Passed => Stored::from_full(self.add(b, row.line_no(), row.line_len())),
             Checked::SkippedByTrigger => Stored::SkippedByTrigger,
             Checked::Failed(failed) => {
-                self.failed_check = Some(failed);
+                self.failed_check = Some(*failed);
                 Stored::FailedCheck
             }
         }

@@ -582,7 +582,7 @@ impl Buffer {
                         error.rethrow();
                     }
                     let column = self.failed_row(true);
-                    return Checked::Failed(FailedCheck { error, column });
+                    return Checked::Failed(Box::new(FailedCheck { error, column }));
                 }
             } else if constraints || partition {
                 check_row(rri, slot, target.estate, constraints, partition);
@@ -651,8 +651,9 @@ pub(super) enum Checked {
     Passed,
     /// A BEFORE ROW trigger returned NULL.
     SkippedByTrigger,
-    /// The checks failed and the load keeps such rows.
-    Failed(FailedCheck),
+    /// The checks failed and the load keeps such rows (boxed: the server's error is large,
+    /// and rare).
+    Failed(Box<FailedCheck>),
 }
 
 /// A row's constraint check that failed, kept instead of raised (`Stored::FailedCheck`).

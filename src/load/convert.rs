@@ -419,6 +419,7 @@ fn input(
 /// already. `fields` limits it to the first fields (a tuple cut short: the fields before the
 /// defect are converted before it is reported).
 #[inline]
+#[allow(clippy::too_many_arguments)] // the row loop's state, passed apart (as convert_row's)
 pub fn convert_binary_row(
     cols: &Columns,
     receives: &[Receive],
