@@ -5,7 +5,7 @@ SHELL := /bin/bash
 MAJOR ?= 17
 PG_CONFIG ?= pg_config
 
-.PHONY: setup install package install-dev test test-reliability test-core lint demo bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types bench-dirty fmt start stop psql fuzz fuzz-sql
+.PHONY: setup install package install-dev test test-reliability test-core lint demo bench bench-lotsaints bench-ints10m bench-parse bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types bench-dirty bench-indexes fmt start stop psql fuzz fuzz-sql
 
 setup:
 	scripts/setup.sh
@@ -51,7 +51,7 @@ demo:
 install-dev: setup
 	scripts/install.sh $(MAJOR)
 
-bench: bench-dirty bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
+bench: bench-dirty bench-indexes bench-parse bench-lotsaints bench-ints10m bench-memory bench-syscalls bench-concurrent bench-strategies bench-semantics bench-client bench-encoding bench-binary bench-pages bench-types
 
 ## the parser's in-process driver (fastcopy.bench_int_parser) is built with the feature `bench`
 bench-parse: setup
@@ -115,6 +115,11 @@ fuzz:
 ## COPY FROM STDIN into twin tables; counts in bench/results/fuzz.md
 fuzz-sql:
 	scripts/fuzz_sql.sh $(if $(filter command line environment,$(origin MAJOR)),$(MAJOR))
+
+## tables with a primary key and secondary indexes, private to the load's transaction (TRUNCATE or
+## CREATE TABLE in it): COPY vs fastcopy, the index share of each load and its WAL bytes a row
+bench-indexes: setup
+	bench/indexes.sh
 
 ## 1 M rows with 1% bad values: COPY ON_ERROR ignore vs fastcopy ignore and a rejects table (17, 18)
 bench-dirty: setup
