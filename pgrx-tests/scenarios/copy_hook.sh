@@ -46,8 +46,7 @@ check "command tag of a taken COPY: $tag" '[ "$tag" = "COPY 3" ]'
 
 # 3. hand-overs: with on the server's COPY runs (same outcome as off), with require the
 # ERROR says why
-for stmt in "COPY hk TO STDOUT|COPY TO" \
-            "COPY hk FROM PROGRAM 'cat /dev/null'|program" \
+for stmt in "COPY hk FROM PROGRAM 'cat /dev/null'|program" \
             "COPY hk FROM STDIN (FORMAT binary, DELIMITER ',')|options are invalid" \
             "COPY hk FROM STDIN (FREEZE, FREEZE)|given more than once"; do
   sql=${stmt%%|*}; why=${stmt##*|}
@@ -59,6 +58,21 @@ for stmt in "COPY hk TO STDOUT|COPY TO" \
 done
 dbg=$(printf '5\tq\n' | psql_as on -c "SET client_min_messages = debug1" -c "COPY hk FROM PROGRAM 'cat /dev/null'" 2>&1 >/dev/null)
 check "with on, DEBUG1 names the reason of a hand-over" '[[ "$dbg" == *"DEBUG:  fastcopy hands this COPY to the server: it reads from a program"* ]]' "$dbg"
+# 3a. statements copy_from is not about go to the server under every setting, require too:
+# COPY TO, and COPY FROM in a format fastcopy does not read (another extension's, as Citus's
+# `result`; here the server refuses it as an unknown format); DEBUG1 says why
+for stmt in "COPY hk TO STDOUT|it is COPY TO" \
+            "COPY (SELECT a FROM hk ORDER BY a) TO STDOUT (FORMAT csv)|it is COPY TO" \
+            "COPY hk FROM STDIN (FORMAT result)|format \"result\" is not one fastcopy reads"; do
+  sql=${stmt%%|*}; why=${stmt##*|}
+  a=$(printf '5\tq\n' | psql_as off -c "TRUNCATE hk" -c "INSERT INTO hk VALUES (7, 'r')" -c "$sql" 2>&1)
+  b=$(printf '5\tq\n' | psql_as require -c "TRUNCATE hk" -c "INSERT INTO hk VALUES (7, 'r')" -c "$sql" 2>&1)
+  d=$(printf '5\tq\n' | psql_as require -c "SET client_min_messages = debug1" -c "$sql" 2>&1 >/dev/null)
+  check "not about copy_from ($why): require = off, DEBUG1 says why" \
+    '[ "$a" = "$b" ] && [[ "$b" != *"fastcopy cannot take"* ]] && [[ "$d" == *"fastcopy hands this COPY to the server: $why"* ]]' \
+    "off: $a | require: $b | debug: $d"
+done
+
 # 3b. statements with COPY 15-18's other options and targets are taken: the same outcome
 # (rows, NOTICEs, errors with their position and CONTEXT) as the server's COPY
 psql -v ON_ERROR_STOP=1 >/dev/null <<'SQL'
@@ -250,6 +264,19 @@ psql -c "SET client_min_messages = warning" -c "DROP DATABASE IF EXISTS hk_dst" 
 r=$("$bindir/pg_dump" "${sock[@]}" -U postgres -Fp hk_src | PGOPTIONS="$on=require" "$bindir/psql" "${sock[@]}" -U postgres -X -q -v ON_ERROR_STOP=1 -d hk_dst 2>&1 >/dev/null)
 b=$(sig hk_dst)
 check "a plain dump through psql with require: every table equals the source" '[ -z "$r" ] && [ "$a" = "$b" ]' "psql: $r | src: $a | dst: $b"
+# pg_dump (COPY TO) as a role whose sessions load fastcopy with copy_from = require
+psql -c "SET client_min_messages = warning" -c "DROP ROLE IF EXISTS hk_dumper" \
+     -c "CREATE ROLE hk_dumper LOGIN SUPERUSER" \
+     -c "ALTER ROLE hk_dumper SET session_preload_libraries = 'fastcopy'" \
+     -c "ALTER ROLE hk_dumper SET fastcopy.copy_from = 'require'" >/dev/null
+# (without the \restrict lines, whose key is new in every dump)
+a=$("$bindir/pg_dump" "${sock[@]}" -U postgres -Fp hk_src 2>&1 | grep -v '^\\\(un\)\?restrict ' | md5sum)
+r=$("$bindir/pg_dump" "${sock[@]}" -U hk_dumper -Fp -f "$FASTCOPY_RUN/hk-$m-require.sql" hk_src 2>&1)
+b=$(grep -v '^\\\(un\)\?restrict ' "$FASTCOPY_RUN/hk-$m-require.sql" | md5sum)
+s=$("$bindir/psql" "${sock[@]}" -U hk_dumper -XAt -d hk_src -c "SHOW fastcopy.copy_from" 2>&1)
+check "pg_dump as a role with copy_from = require ($s): succeeds, the same dump as without" \
+  '[ -z "$r" ] && [ "$s" = require ] && [ "$a" = "$b" ]' "pg_dump: $r | setting: $s"
+psql -c "DROP ROLE hk_dumper" >/dev/null
 psql -c "DROP DATABASE hk_src" -c "DROP DATABASE hk_dst" >/dev/null
 
 # 6. a client that cancels mid-stream (psql sends CopyFail), a cancel request from another

@@ -21,11 +21,13 @@ pub struct Claim {
     pub options: SqlOptions,
 }
 
-/// Why a statement goes to the server's COPY (the DEBUG1 message with `on`, the ERROR's
-/// reason with `require`).
+/// Why a statement goes to the server's COPY (the DEBUG1 message; with `require`, the ERROR's
+/// reason, for the statements that setting is about: see [`HandOver::is_copy_from`]).
 #[derive(Debug)]
 pub enum HandOver {
     NotCopyFrom,
+    /// A format fastcopy does not read (another extension's, such as Citus's `result`).
+    Format(String),
     Program,
     Query,
     NotRemote,
@@ -48,6 +50,7 @@ impl fmt::Display for HandOver {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             HandOver::NotCopyFrom => write!(f, "it is COPY TO"),
+            HandOver::Format(name) => write!(f, "format \"{name}\" is not one fastcopy reads"),
             HandOver::Program => write!(f, "it reads from a program"),
             HandOver::Query => write!(f, "it copies a query"),
             HandOver::NotRemote => write!(f, "STDIN is not a remote client (single-user mode)"),
@@ -74,6 +77,15 @@ impl fmt::Display for HandOver {
     }
 }
 
+impl HandOver {
+    /// Whether the statement is one `fastcopy.copy_from` is about: a COPY FROM in text, CSV or
+    /// binary, which `require` makes an ERROR to hand over. COPY TO and COPY FROM in another
+    /// format (an extension's own) go to the server under every setting.
+    pub fn is_copy_from(&self) -> bool {
+        !matches!(self, HandOver::NotCopyFrom | HandOver::Format(_))
+    }
+}
+
 /// Decides whether fastcopy takes `stmt`; never raises.
 ///
 /// # Safety
@@ -81,6 +93,12 @@ impl fmt::Display for HandOver {
 pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Claim, HandOver> {
     if !stmt.is_from {
         return Err(HandOver::NotCopyFrom);
+    }
+    // SAFETY: the statement's option list (NIL or DefElems), only read.
+    if let Some(format) = unsafe { format_of(stmt.options) }
+        && !matches!(format.as_str(), "text" | "csv" | "binary")
+    {
+        return Err(HandOver::Format(format));
     }
     if stmt.is_program {
         return Err(HandOver::Program);
@@ -145,6 +163,19 @@ pub unsafe fn claim(stmt: &pg_sys::CopyStmt, source: *const c_char) -> Result<Cl
             options,
         })
     }
+}
+
+/// The FORMAT option's value, if the list has one that is a name or a string (the first, as
+/// the server reads the first before refusing a second).
+///
+/// # Safety
+/// `list` is NIL or a List of DefElem.
+unsafe fn format_of(list: *mut pg_sys::List) -> Option<String> {
+    // SAFETY: as the function's contract.
+    unsafe { each_option(list) }
+        .find(|(name, _)| name == "format")
+        // SAFETY: the DefElem's value node (or null).
+        .and_then(|(_, arg)| unsafe { string_of(arg) })
 }
 
 /// The relation named by `rv`, as `RangeVarGetRelid` would find it, without raising.

@@ -91,7 +91,7 @@ unsafe extern "C-unwind" fn process_utility(
 }
 
 /// Runs the statement if fastcopy takes it (true), else says why not (false; with
-/// `require`, an ERROR).
+/// `require`, an ERROR for a COPY FROM in text, CSV or binary).
 #[pg_guard]
 unsafe extern "C-unwind" fn take_if_ours(
     pstmt: *mut pg_sys::PlannedStmt,
@@ -119,7 +119,7 @@ unsafe extern "C-unwind" fn take_if_ours(
             }
             true
         }
-        Err(reason) if mode == CopyFrom::Require => raise(
+        Err(reason) if mode == CopyFrom::Require && reason.is_copy_from() => raise(
             PgSqlErrorCode::ERRCODE_FEATURE_NOT_SUPPORTED,
             format!("fastcopy cannot take this COPY: {reason}"),
         ),
