@@ -28,23 +28,8 @@ out=bench/results/indexes.md
 mkdir -p bench/results
 rows_out=$(mktemp)
 
-lineitem_cols="l_orderkey int8, l_partkey int8, l_suppkey int8, l_linenumber int4,
-  l_quantity numeric(15,2), l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
-  l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date, l_receiptdate date,
-  l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44)"
-lineitem_sql="SELECT (o / 8) * 32 + o % 8 + 1, 1 + (hashint4(g) & 2147483647) % 50000, 1 + (hashint4(g + 7) & 2147483647) % 2500,
-  1 + g % 7, q, round(q * (900 + (g % 20000) / 10.0 + (g % 1000) / 100.0), 2),
-  round((hashint4(g + 3) & 255) % 11 / 100.0, 2), round((hashint4(g + 5) & 255) % 9 / 100.0, 2),
-  CASE WHEN s > date '1995-06-17' THEN 'N' WHEN g % 2 = 0 THEN 'R' ELSE 'A' END,
-  CASE WHEN s > date '1995-06-17' THEN 'O' ELSE 'F' END, s, od + 30 + (g % 61), s + 1 + (g % 30),
-  (ARRAY['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'])[1 + g % 4],
-  (ARRAY['REG AIR','AIR','RAIL','SHIP','TRUCK','MAIL','FOB'])[1 + g % 7],
-  left(md5(g::text) || ' carefully final ' || md5((g * 3)::text), 10 + g % 34)
-  FROM (SELECT g, g / 4 AS o, (1 + (hashint4(g + 1) & 2147483647) % 50)::numeric(15,2) AS q,
-               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 AS od,
-               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 + 1 + g % 121 AS s
-        FROM generate_series(1, 1500000) g) x"
-
+lineitem_cols=$LINEITEM_COLS
+lineitem_sql=$(lineitem_select 0.25)
 lineitem_cols=$(tr '\n' ' ' <<<"$lineitem_cols"); lineitem_sql=$(tr '\n' ' ' <<<"$lineitem_sql")
 
 # NAME~COLUMNS~INDEXES (;-separated, \$t for the table)~SELECT~ROWS~CREATE (in the transaction)

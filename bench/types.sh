@@ -52,31 +52,8 @@ per_type=(
 )
 lineitem_rows=$(awk -v s="$sf" 'BEGIN {printf "%d", 6000000 * s}')
 orders_rows=$(awk -v s="$sf" 'BEGIN {printf "%d", 1500000 * s}')
-lineitem_cols="l_orderkey int8, l_partkey int8, l_suppkey int8, l_linenumber int4,
-  l_quantity numeric(15,2), l_extendedprice numeric(15,2), l_discount numeric(15,2), l_tax numeric(15,2),
-  l_returnflag char(1), l_linestatus char(1), l_shipdate date, l_commitdate date, l_receiptdate date,
-  l_shipinstruct char(25), l_shipmode char(10), l_comment varchar(44)"
-# dbgen's rules, approximately: orders' keys sparse (8 of each 32), 1-7 lines an order, quantity
-# 1-50, the price from the part's retail price, discount 0-0.10, tax 0-0.08, ship 1-121 days after
-# the order date (1992-01-01 .. 1998-08-02), commit 30-90 days after it, receipt 1-30 after ship,
-# return flag R/A before 1995-06-17 else N, status F/O by ship date; comments of 10-43 chars
-lineitem_sql="SELECT (o / 8) * 32 + o % 8 + 1 AS l_orderkey,
-  1 + (hashint4(g) & 2147483647) % ($sf * 200000)::int8 AS l_partkey,
-  1 + (hashint4(g + 7) & 2147483647) % ($sf * 10000)::int8 AS l_suppkey,
-  1 + g % 7 AS l_linenumber, q AS l_quantity,
-  round(q * (900 + (g % 20000) / 10.0 + (g % 1000) / 100.0), 2) AS l_extendedprice,
-  round((hashint4(g + 3) & 255) % 11 / 100.0, 2) AS l_discount,
-  round((hashint4(g + 5) & 255) % 9 / 100.0, 2) AS l_tax,
-  CASE WHEN s > date '1995-06-17' THEN 'N' WHEN g % 2 = 0 THEN 'R' ELSE 'A' END AS l_returnflag,
-  CASE WHEN s > date '1995-06-17' THEN 'O' ELSE 'F' END AS l_linestatus,
-  s AS l_shipdate, od + 30 + (g % 61) AS l_commitdate, s + 1 + (g % 30) AS l_receiptdate,
-  (ARRAY['DELIVER IN PERSON','COLLECT COD','NONE','TAKE BACK RETURN'])[1 + g % 4] AS l_shipinstruct,
-  (ARRAY['REG AIR','AIR','RAIL','SHIP','TRUCK','MAIL','FOB'])[1 + g % 7] AS l_shipmode,
-  left(md5(g::text) || ' carefully final ' || md5((g * 3)::text), 10 + g % 34) AS l_comment
-  FROM (SELECT g, g / 4 AS o, (1 + (hashint4(g + 1) & 2147483647) % 50)::numeric(15,2) AS q,
-               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 AS od,
-               date '1992-01-01' + (hashint4(g / 4) & 2147483647) % 2405 + 1 + g % 121 AS s
-        FROM generate_series(1, $lineitem_rows) g) x"
+lineitem_cols=$LINEITEM_COLS
+lineitem_sql=$(lineitem_select "$sf")
 orders_cols="o_orderkey int8, o_custkey int8, o_orderstatus char(1), o_totalprice numeric(15,2),
   o_orderdate date, o_orderpriority char(15), o_clerk char(15), o_shippriority int4, o_comment varchar(79)"
 orders_sql="SELECT ((g - 1) / 8) * 32 + (g - 1) % 8 + 1 AS o_orderkey, 1 + (hashint4(g) & 2147483647) % ($sf * 150000)::int8 AS o_custkey,
