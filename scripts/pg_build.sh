@@ -23,7 +23,9 @@ check_build() {
     echo "missing: the server headers of PostgreSQL $PG_MAJOR (Debian/Ubuntu: postgresql-server-dev-$PG_MAJOR; RHEL/PGDG: postgresql$PG_MAJOR-devel)" >&2
     missing=1
   fi
-  if [ -z "${LIBCLANG_PATH:-}" ] && ! ldconfig -p 2>/dev/null | grep -q 'libclang[-.0-9]*\.so'; then
+  # (grep reads the whole list: `grep -q` would stop early, and ldconfig's SIGPIPE fail the
+  # pipeline under pipefail)
+  if [ -z "${LIBCLANG_PATH:-}" ] && ! ldconfig -p 2>/dev/null | grep 'libclang[-.0-9]*\.so' >/dev/null; then
     echo "missing: libclang (Debian/Ubuntu: clang libclang-dev; RHEL: clang-devel), or set LIBCLANG_PATH" >&2
     missing=1
   fi
@@ -31,7 +33,7 @@ check_build() {
     echo "missing: cargo (Rust, from https://rustup.rs; the version Cargo.toml's rust-version names, or newer)" >&2
     return 1
   fi
-  if ! cargo pgrx --version 2>/dev/null | grep -q " $PGRX_VERSION\$"; then
+  if ! cargo pgrx --version 2>/dev/null | grep " $PGRX_VERSION\$" >/dev/null; then
     echo "missing: cargo-pgrx $PGRX_VERSION: cargo install cargo-pgrx --version $PGRX_VERSION --locked" >&2
     missing=1
   fi

@@ -30,11 +30,13 @@ echo "ok   Debian's $("$pgc" --version)"
 
 # 2. the package, built and installed as a user would
 deb=$(make -s package PG_CONFIG="$pgc" | tail -1)
-check "make package built $deb" '[ -f "$deb" ]' || exit 1
+check "make package built $deb" '[ -f "$deb" ]'
+[ -f "$deb" ] || exit 1
 check "the package is $pkg, depends on postgresql-$m" \
-  '[ "$(dpkg-deb -f "$deb" Package)" = "$pkg" ] && dpkg-deb -f "$deb" Depends | grep -q "postgresql-$m"'
+  '[ "$(dpkg-deb -f "$deb" Package)" = "$pkg" ] && dpkg-deb -f "$deb" Depends | grep "postgresql-$m" >/dev/null'
 DEBIAN_FRONTEND=noninteractive "${SUDO[@]}" apt-get install -y -qq "./$deb" >/dev/null
-check "apt installed $pkg" 'dpkg -s "$pkg" >/dev/null 2>&1' || exit 1
+check "apt installed $pkg" 'dpkg -s "$pkg" >/dev/null 2>&1'
+dpkg -s "$pkg" >/dev/null 2>&1 || exit 1
 check "the library is where the server looks" '[ -f "$("$pgc" --pkglibdir)/fastcopy.so" ] && [ -f "$("$pgc" --sharedir)/extension/fastcopy.control" ]'
 
 # 3. a cluster of Debian's server
