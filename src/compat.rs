@@ -122,6 +122,81 @@ pub unsafe fn insert_index_tuples(
     }
 }
 
+// Declared here as pgrx does not bind them; the same in 15-18 but for the type of
+// `log_smgrcreate`'s first argument (a RelFileNode on 15, a RelFileLocator of the same three
+// OIDs on 16+).
+unsafe extern "C-unwind" {
+    // access/nbtree.h
+    fn _bt_allequalimage(rel: pg_sys::Relation, debugmessage: bool) -> bool;
+    // storage/predicate.h
+    fn TransferPredicateLocksToHeapRelation(relation: pg_sys::Relation);
+    // catalog/storage.h
+    #[cfg(feature = "pg15")]
+    fn log_smgrcreate(rnode: *const pg_sys::RelFileNode, fork: pg_sys::ForkNumber::Type);
+    #[cfg(not(feature = "pg15"))]
+    fn log_smgrcreate(rlocator: *const pg_sys::RelFileLocator, fork: pg_sys::ForkNumber::Type);
+}
+
+/// Whether equal keys of the btree `index` are always equal as bytes (each key column's
+/// opclass has equal-image semantics), as deduplication asks.
+///
+/// # Safety
+/// `index` is an open btree index; backend thread.
+pub unsafe fn btree_all_equal_image(index: pg_sys::Relation) -> bool {
+    // SAFETY: as the function's contract; it reads the opclasses' support functions.
+    unsafe { pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| _bt_allequalimage(index, false)) }
+}
+
+/// Moves the predicate locks on `index` to its table, as REINDEX does before it gives the
+/// index a new file.
+///
+/// # Safety
+/// `index` is open; backend thread.
+pub unsafe fn transfer_predicate_locks(index: pg_sys::Relation) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| TransferPredicateLocksToHeapRelation(index))
+    }
+}
+
+/// A new, empty file for `rel` (transactional: the old one is dropped at commit, the new one
+/// on abort), as REINDEX and TRUNCATE give one (15: `RelationSetNewRelfilenode`).
+///
+/// # Safety
+/// `rel` is open and no other session can reach it; backend thread.
+pub unsafe fn set_new_file(rel: pg_sys::Relation, persistence: std::ffi::c_char) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        #[cfg(feature = "pg15")]
+        pg_sys::RelationSetNewRelfilenode(rel, persistence);
+        #[cfg(not(feature = "pg15"))]
+        pg_sys::RelationSetNewRelfilenumber(rel, persistence);
+    }
+}
+
+/// Creates the init fork of the unlogged `rel` and logs its creation, as `index_build` does
+/// before the access method writes the empty index into it.
+///
+/// # Safety
+/// `rel` is an open unlogged relation whose file was just made; backend thread.
+pub unsafe fn create_init_fork(rel: pg_sys::Relation) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        let smgr = pg_sys::RelationGetSmgr(rel);
+        if pg_sys::smgrexists(smgr, pg_sys::ForkNumber::INIT_FORKNUM) {
+            return;
+        }
+        pg_sys::smgrcreate(smgr, pg_sys::ForkNumber::INIT_FORKNUM, false);
+        #[cfg(feature = "pg15")]
+        let locator = &raw const (*rel).rd_node;
+        #[cfg(not(feature = "pg15"))]
+        let locator = &raw const (*rel).rd_locator;
+        pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| {
+            log_smgrcreate(locator, pg_sys::ForkNumber::INIT_FORKNUM)
+        });
+    }
+}
+
 /// Whether the relation (or its current file) was created in this transaction, in which case
 /// COPY skips the free space map (TABLE_INSERT_SKIP_FSM).
 ///

@@ -52,6 +52,26 @@ pub enum CopyFrom {
     Require,
 }
 
+/// How a load puts rows' entries into the table's btree indexes.
+#[derive(PostgresGucEnum, Clone, Copy, PartialEq, Eq, Debug)]
+pub enum IndexBuild {
+    /// Bottom-up at the end of the load where the table is private to the transaction and
+    /// empty when the load begins (created or truncated in it, or temporary); per row
+    /// elsewhere (`load/index_build.rs`).
+    #[name = c"auto"]
+    Auto,
+    /// Every entry as COPY inserts it, row by row through the server's insert.
+    #[name = c"per_row"]
+    PerRow,
+}
+
+pub static INDEX_BUILD: GucSetting<IndexBuild> = GucSetting::<IndexBuild>::new(IndexBuild::Auto);
+
+/// `fastcopy.index_build`.
+pub fn index_build() -> IndexBuild {
+    INDEX_BUILD.get()
+}
+
 pub static COPY_FROM: GucSetting<CopyFrom> = GucSetting::<CopyFrom>::new(CopyFrom::Off);
 
 /// `fastcopy.copy_from`.
@@ -110,6 +130,14 @@ pub fn init() {
         c"Whether fastcopy takes COPY FROM statements: off, on or require.",
         c"on: fastcopy loads the COPY FROM statements it can load exactly and hands the rest to the server (DEBUG1 says why); require: a statement it cannot take is an ERROR.",
         &COPY_FROM,
+        GucContext::Userset,
+        GucFlags::default(),
+    );
+    GucRegistry::define_enum_guc(
+        c"fastcopy.index_build",
+        c"How loads fill btree indexes: auto or per_row.",
+        c"auto: where the table was created or truncated in the load's transaction (or is temporary) and is empty when the load begins, its btree indexes on plain columns are built bottom-up at the end of the load; per_row: every entry is inserted as COPY inserts it.",
+        &INDEX_BUILD,
         GucContext::Userset,
         GucFlags::default(),
     );

@@ -5,6 +5,7 @@
 //! table's rows one by one through its FDW. The batch (`batch.rs`) stores rows here and decides
 //! when to flush.
 
+use super::index_build::{self, Deferred};
 use super::pages::Pages;
 use super::position::Position;
 use super::row_needs::RowNeeds;
@@ -62,6 +63,8 @@ pub(super) struct Buffer {
     /// was made (the load's), not the batch memory a flush resets.
     memory: pg_sys::MemoryContext,
     last_used: u64,
+    /// The target's indexes built at the end of the load (`index_build.rs`).
+    deferred: Option<Deferred>,
 }
 
 impl Buffer {
@@ -77,6 +80,7 @@ impl Buffer {
         // SAFETY: as the function's contract: `rri` and its relation are open.
         unsafe {
             let rel = (*rri).ri_RelationDesc;
+            let deferred = if routed { None } else { target.deferred.take() };
             let needs = RowNeeds::of(rri);
             let foreign = !needs.foreign.is_null();
             let mut buffer = Buffer {
@@ -112,6 +116,7 @@ impl Buffer {
                 memory: pg_sys::CurrentMemoryContext,
                 last_used: 0,
                 needs,
+                deferred,
             };
             buffer.slotless = buffer.pages.is_some()
                 && !buffer.needs.has_indexes
@@ -178,6 +183,8 @@ impl Buffer {
             unsafe { self.flush_foreign(target) };
             return;
         }
+        // SAFETY: as the function's contract: the batch's tuples are stored, none inserted.
+        unsafe { self.check_deferred_keys(target) };
         // SAFETY: as the function's contract; the executor state is the target's.
         unsafe {
             self.extender
@@ -254,6 +261,57 @@ impl Buffer {
         }
         self.used = 0;
         self.tuple_bytes = 0;
+    }
+
+    /// Before the batch's rows reach the heap: the keys of the indexes built at the end
+    /// checked for a repeat; at the first, the indexes are built from the rows before this
+    /// batch and put back, and this batch and the rest go row by row (the server raises the
+    /// error), their tuples moved into slots if they were not in any.
+    ///
+    /// # Safety
+    /// As `flush`, before the heap insert.
+    unsafe fn check_deferred_keys(&mut self, target: &Target) {
+        let Some(d) = self.deferred.as_mut() else {
+            return;
+        };
+        if !d.checks_keys() {
+            return;
+        }
+        // SAFETY: as the function's contract: the slots `0..used`, or the page writer's
+        // tuples without slots, hold the batch's tuples.
+        let found = unsafe {
+            match (self.slotless, &self.pages) {
+                (true, Some(p)) => d.check_batch(p.tuples().iter().copied()),
+                _ => d.check_batch(
+                    self.slots[..self.used]
+                        .iter()
+                        .map(|&s| (*(s as *mut pg_sys::HeapTupleTableSlot)).tuple),
+                ),
+            }
+        };
+        if matches!(found, index_build::Batch::Deferred) {
+            return;
+        }
+        let d = self.deferred.take().expect("checked above");
+        // SAFETY: the table holds the load's rows before this batch only.
+        unsafe { d.finish() };
+        self.needs.has_indexes = true;
+        if self.slotless {
+            let tuples: Vec<pg_sys::HeapTuple> = self
+                .pages
+                .as_ref()
+                .map(|p| p.tuples().to_vec())
+                .unwrap_or_default();
+            for (i, &t) in tuples.iter().enumerate() {
+                let slot = self.slot_at(i);
+                // SAFETY: a tuple formed for this relation, in the batch memory.
+                unsafe { slot::store(slot, t, target.relid, self.slot_flags) };
+            }
+            if let Some(p) = &mut self.pages {
+                p.clear();
+            }
+            self.slotless = false;
+        }
     }
 
     /// `table_multi_insert` of the buffered rows from `done` on (those the page path left,
@@ -357,6 +415,10 @@ impl Buffer {
             }
             pg_sys::FreeBulkInsertState(self.bistate);
             pg_sys::table_finish_bulk_insert(self.rel, target.ti_options);
+            // the indexes built at the end, before the AFTER triggers fire (`Target::close`)
+            if let Some(d) = self.deferred.take() {
+                d.finish();
+            }
         }
         (
             self.extender.counts.pages_extended,
@@ -406,7 +468,10 @@ impl Buffer {
     /// one row at a time, and no constraint that can fail for a formed tuple (a formed tuple
     /// has no NULL, so NOT NULL constraints alone pass).
     pub(super) fn takes_formed_runs(&self) -> bool {
-        self.slotless && !self.single && (!self.needs.has_constraints || self.needs.not_null_only)
+        self.slotless
+            && !self.single
+            && (!self.needs.has_constraints || self.needs.not_null_only)
+            && self.deferred.is_none()
     }
 
     /// Counts the row just stored in the next slot (or pushed to the page writer), from line

@@ -18,6 +18,7 @@ pub(crate) mod convert;
 pub(crate) mod datum;
 mod filter;
 pub(crate) mod heap_layout;
+mod index_build;
 pub(crate) mod input;
 mod loader;
 mod page_wal;

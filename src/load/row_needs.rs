@@ -47,7 +47,9 @@ impl RowNeeds {
                 before_row: !trig.is_null() && (*trig).trig_insert_before_row,
                 after_row: !trig.is_null()
                     && ((*trig).trig_insert_after_row || (*trig).trig_insert_new_table),
-                has_indexes: (*rri).ri_NumIndices > 0,
+                // (an index built at the end of the load is out of the list: `index_build.rs`)
+                has_indexes: (0..(*rri).ri_NumIndices as usize)
+                    .any(|i| !(*(*rri).ri_IndexRelationDescs.add(i)).is_null()),
                 generated: !constr.is_null() && (*constr).has_generated_stored,
                 has_constraints: foreign.is_null()
                     && !constr.is_null()

@@ -26,6 +26,7 @@ use super::columns::{Column, Columns, Converters, Filler, TextConverter};
 use super::common::Front;
 use super::datum::Chars;
 use super::filter::{self, Filter, Qual};
+use super::index_build::Deferred;
 use super::input::encoding;
 use super::receive::{self, Receive};
 use super::row_needs::RowNeeds;
@@ -38,6 +39,7 @@ use crate::parse::SERVER_GRAMMAR;
 use fastcopy_core::pipeline::{IntPlan, IntWidth};
 use pgrx::pg_sys;
 use pgrx::prelude::*;
+use std::cell::Cell;
 use std::ffi::{CStr, CString};
 
 pub struct Target {
@@ -72,6 +74,8 @@ pub struct Target {
     pub transition_capture: *mut pg_sys::TransitionCaptureState,
     /// A foreign table: its FDW's BeginForeignInsert ran (EndForeignInsert at `close`).
     pub foreign: bool,
+    /// The indexes built at the end of the load, until the target's buffer takes them.
+    pub deferred: Cell<Option<Deferred>>,
 }
 
 /// Tuple routing into the partitions of a partitioned target (COPY's dummy ModifyTableState).
@@ -250,6 +254,10 @@ impl Target {
     pub fn close(self) {
         // SAFETY: the executor state `open` built, used by nothing after this.
         unsafe {
+            // no row came: the indexes are as they were
+            if let Some(d) = self.deferred.take() {
+                d.put_back();
+            }
             pg_sys::ExecASInsertTriggers(self.estate, self.rri, self.transition_capture);
             if self.foreign
                 && let Some(end) = (*(*self.rri).ri_FdwRoutine).EndForeignInsert
@@ -424,6 +432,8 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
         let filter = qual.as_ref().map(|q| Filter::new(q, rel, estate, econtext));
         let short_path =
             !partitioned && !needs.before_row && !needs.generated && !instead_row && !foreign;
+        let single_rows = volatile_defaults || qual.as_ref().is_some_and(|q| q.volatile);
+        let deferred = Deferred::plan(rri, short_path && !single_rows);
         Target {
             rel,
             relid,
@@ -446,11 +456,12 @@ unsafe fn begin(relid: pg_sys::Oid, prepared: Prepared, spec: &LoadSpec) -> Targ
             foreign,
             input_slot,
             routing,
-            single_rows: volatile_defaults || qual.as_ref().is_some_and(|q| q.volatile),
+            single_rows,
             filter,
             instead_row,
             encoding,
             transition_capture,
+            deferred: Cell::new(deferred),
         }
     }
 }
