@@ -478,6 +478,9 @@ unsafe fn build(heap: pg_sys::Relation, index: pg_sys::Relation) {
         compat::transfer_predicate_locks(index);
         compat::set_new_file(index, (*(*index).rd_rel).relpersistence);
         let info = pg_sys::BuildIndexInfo(index);
+        // workers to scan and sort, as REINDEX plans them (none for a temporary table)
+        (*info).ii_ParallelWorkers =
+            pg_sys::plan_create_index_workers((*heap).rd_id, (*index).rd_id);
         let am = (*index).rd_indam;
         let ambuild = (*am).ambuild.expect("an index access method builds");
         pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| ambuild(heap, index, info));
