@@ -54,6 +54,13 @@ same_err() {
         '[ "$(code "$ce")" = "$st" ] && [ "$fe" = "$ce" ] && [ "$r" = "$want" ]' \
         "copy: $ce | fastcopy: $fe | want: $st, $want"
 }
+# written LABEL WANT SQL: the indexes fastcopy writes itself from the load's entries (the
+# rest the server builds from the table), as `built`
+written() {
+  local r want=$2; r=$(psql -v ON_ERROR_STOP=0 <<<"$F SET client_min_messages = debug1; BEGIN; ${3//@/f_}; ROLLBACK;" 2>&1 \
+    | sed -n 's/.*fastcopy: index "f_\([a-z0-9_]*\)": [0-9]* entries written bottom-up.*/\1/p' | sort | tr '\n' ' ')
+  check "$1: written by fastcopy: [${r% }]" '[ "${r% }" = "$want" ]'
+}
 # built LABEL WANT SQL: the indexes fastcopy's load in SQL (f_ side) builds at the end, as
 # "name name ..." (sorted), from its DEBUG1 lines; the transaction is rolled back
 built() {
@@ -147,6 +154,7 @@ COPY (SELECT CASE g WHEN 800 THEN 5 ELSE g END, CASE WHEN g = 5000 THEN 'bad' EL
 -- the expression index's function fails at line 1700
 COPY (SELECT g, CASE g WHEN 1700 THEN 0 ELSE g END, 'x' FROM generate_series(1, 3000) g) TO '$(f zero)';
 COPY (SELECT g, CASE WHEN g = 1 THEN NULL ELSE g - 1 END, 't' || g FROM generate_series(1, 5000) g) TO '$(f tree)';
+COPY (SELECT g, g::bigint * 1000003, 't' || (g % 50), date '2020-01-01' + g % 3000, timestamptz '2024-01-01' + g * interval '1 min', md5(g::text)::uuid, g % 7 FROM generate_series(1, 20000) g) TO '$(f wide)';
 SQL
 
 head -12000 "$(f asc)" > "$(f asc_head)"; tail -n +12001 "$(f asc)" > "$(f asc_tail)"
@@ -166,6 +174,12 @@ built "a table created before the transaction: per row" "" \
   "COPY ix.f_pre FROM '$(f asc)'"
 built "truncated in the transaction: built at the end" "pre_pkey" \
   "TRUNCATE @pre; COPY @pre FROM '$(f asc)'"
+written "int, bigint, date, timestamptz and uuid keys; text keys and repeated keys by the server's build" \
+  "w_a w_bd w_pkey w_u_key" \
+  "CREATE TABLE @w (a int PRIMARY KEY, b bigint, c text, d date, e timestamptz, u uuid UNIQUE, f int);
+   CREATE INDEX @w_bd ON @w (b, d); CREATE INDEX @w_c ON @w (c); CREATE INDEX @w_f ON @w (f); CREATE INDEX @w_a ON @w (e, a);
+   INSERT INTO @w SELECT 0 WHERE false;
+   COPY @w FROM '$(f wide)'"
 built "fastcopy.index_build = per_row: per row" "" \
   "SET LOCAL fastcopy.index_build = per_row; CREATE TABLE @p4 (a int PRIMARY KEY, b int, c text); COPY @p4 FROM '$(f asc)'"
 
@@ -186,6 +200,14 @@ same_ok "an unlogged table" "t7=20000" \
   "BEGIN; CREATE UNLOGGED TABLE @t7 (a int PRIMARY KEY, b int, c text); CREATE INDEX ON @t7 (c); COPY @t7 FROM '$(f asc)'; COMMIT;" t7
 r=$(psql -c "SELECT string_agg(substr(c.relname, 1, 1) || ':' || ((pg_stat_file(pg_relation_filepath(c.oid) || '_init', true)).size IS NOT NULL), ' ' ORDER BY c.relname) FROM pg_class c WHERE c.relname ~ '^[cf]_t7_' AND c.relkind = 'i'")
 check "the unlogged table's indexes have their init forks ($r)" '[ "$r" = "c:true c:true f:true f:true" ]'
+same_ok "int, bigint, date, timestamptz and uuid keys beside text and repeated ones" "w=20000" \
+  "BEGIN; CREATE TABLE @w (a int PRIMARY KEY, b bigint, c text, d date, e timestamptz, u uuid UNIQUE, f int);
+   CREATE INDEX @w_bd ON @w (b, d); CREATE INDEX @w_c ON @w (c); CREATE INDEX @w_f ON @w (f); CREATE INDEX @w_a ON @w (e, a);
+   COPY @w FROM '$(f wide)'; COMMIT;" w
+same_ok "descending and NULLS FIRST columns, INCLUDE, a non-default opclass: the server's build" "w2=20000" \
+  "BEGIN; CREATE TABLE @w2 (a int, b bigint, c text, d date, e timestamptz, u uuid, f int);
+   CREATE UNIQUE INDEX ON @w2 (a DESC); CREATE INDEX ON @w2 (b NULLS FIRST); CREATE UNIQUE INDEX ON @w2 (u) INCLUDE (f);
+   CREATE INDEX ON @w2 (c text_pattern_ops); COPY @w2 FROM '$(f wide)'; COMMIT;" w2
 same_ok "FREEZE" "t8=20000" \
   "BEGIN; CREATE TABLE @t8 (a int PRIMARY KEY, b int, c text); COPY @t8 FROM '$(f asc)' WITH (FREEZE); COMMIT;" t8
 same_ok "two loads in one transaction (the second per row)" "t9=20000" \

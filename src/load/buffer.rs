@@ -225,6 +225,13 @@ impl Buffer {
                 }
             }
             pg_sys::MemoryContextSwitchTo(old);
+            if let Some(d) = self.deferred.as_mut() {
+                // the rows' TIDs, now that they are on heap pages
+                match (self.slotless, &self.pages) {
+                    (true, Some(p)) => d.attach_tids(p.tuples().iter().map(|&t| (*t).t_self)),
+                    _ => d.attach_tids(self.slots[..self.used].iter().map(|&s| (*s).tts_tid)),
+                }
+            }
             if let Some(p) = &mut self.pages {
                 p.clear();
             }
@@ -322,11 +329,12 @@ impl Buffer {
     /// As `flush`, in the batch memory context.
     unsafe fn multi_insert_rest(&mut self, done: usize, batch: &BatchState, target: &Target) {
         let n = self.used - done;
+        let rest_tuples: Vec<pg_sys::HeapTuple> = match (&self.pages, self.slotless) {
+            (Some(p), true) => p.tuples()[done..self.used].to_vec(),
+            _ => Vec::new(),
+        };
         let first = if self.slotless {
-            let rest: Vec<pg_sys::HeapTuple> = match &self.pages {
-                Some(p) => p.tuples()[done..self.used].to_vec(),
-                None => Vec::new(),
-            };
+            let rest = &rest_tuples;
             for (i, &t) in rest.iter().enumerate() {
                 let slot = self.slot_at(i);
                 // SAFETY: a tuple formed for this relation, in the batch memory.
@@ -347,7 +355,11 @@ impl Buffer {
                 self.bistate,
             );
             if self.slotless {
-                for &slot in &self.slots[..n] {
+                for (i, &slot) in self.slots[..n].iter().enumerate() {
+                    // the TID the server gave the row, kept in its tuple as the page
+                    // writer keeps it (the entries of indexes built at the end need it)
+                    let t = rest_tuples[i];
+                    (*t).t_self = (*slot).tts_tid;
                     slot::forget(slot, self.slot_flags);
                 }
             }

@@ -25,6 +25,7 @@
 //! open. Differences from COPY a user can see: the index gets a new file (its
 //! `pg_class.relfilenode` changes, as REINDEX's does); the table's statistics are untouched.
 
+use super::btree_writer::BtreeWriter;
 use crate::compat;
 use crate::guc;
 use pgrx::pg_sys;
@@ -52,6 +53,270 @@ struct Index {
     rel: pg_sys::Relation,
     /// `None` for an index that is not unique.
     keys: Option<Keys>,
+    /// The (key, TID) entries fastcopy writes the index from itself; `None` for an index the
+    /// server's build makes from the table.
+    own: Option<OwnBuild>,
+}
+
+/// The entries of an index whose key columns fastcopy can order itself (integers, dates,
+/// timestamps, uuids with their default opclass, ascending, NULLS LAST, no INCLUDE column):
+/// each row's key as words that compare as the opclass orders the values, then its heap TID.
+struct OwnBuild {
+    cols: Vec<KeyCol>,
+    /// Key words a row.
+    words: usize,
+    /// The key words of the batch's rows, before their TIDs are known.
+    staged: Vec<u64>,
+    entries: Box<dyn Entries>,
+    /// No NULL key came: the entries are every row's (else the server's build makes it).
+    usable: bool,
+    /// The bytes of one leaf tuple (all of one size: fixed-width keys, no NULL).
+    tuple_size: usize,
+}
+
+/// One key column of an own-built index.
+struct KeyCol {
+    /// 0-based attribute number in the table.
+    attr: usize,
+    kind: KeyKind,
+    /// Where the value starts in the leaf tuple.
+    offset: usize,
+}
+
+#[derive(Clone, Copy)]
+enum KeyKind {
+    /// A signed integer of this many bytes (int2, int4, int8, date, timestamp, timestamptz).
+    Int(usize),
+    /// 16 bytes compared as unsigned bytes (uuid).
+    Uuid,
+}
+
+impl KeyKind {
+    fn words(self) -> usize {
+        match self {
+            KeyKind::Int(_) => 1,
+            KeyKind::Uuid => 2,
+        }
+    }
+}
+
+/// The (key words, TID) entries of one index, of a fixed width.
+trait Entries {
+    fn push(&mut self, entry: &[u64]);
+    fn bytes(&self) -> usize;
+    fn len(&self) -> usize;
+    /// Sorts the entries (a no-op when they came in order) and tells whether two adjacent
+    /// ones have equal keys.
+    fn sort(&mut self) -> bool;
+    fn get(&self, i: usize) -> &[u64];
+}
+
+struct Fixed<const N: usize> {
+    v: Vec<[u64; N]>,
+    sorted: bool,
+}
+
+impl<const N: usize> Entries for Fixed<N> {
+    #[inline]
+    fn push(&mut self, entry: &[u64]) {
+        let mut e = [0u64; N];
+        e.copy_from_slice(entry);
+        if self.sorted && self.v.last().is_some_and(|l| *l > e) {
+            self.sorted = false;
+        }
+        self.v.push(e);
+    }
+    fn bytes(&self) -> usize {
+        self.v.capacity() * N * 8
+    }
+    fn len(&self) -> usize {
+        self.v.len()
+    }
+    fn sort(&mut self) -> bool {
+        if !self.sorted {
+            self.v.sort_unstable();
+            self.sorted = true;
+        }
+        self.v.windows(2).any(|w| w[0][..N - 1] == w[1][..N - 1])
+    }
+    fn get(&self, i: usize) -> &[u64] {
+        &self.v[i]
+    }
+}
+
+fn entries(width: usize) -> Option<Box<dyn Entries>> {
+    Some(match width {
+        2 => Box::new(Fixed::<2> {
+            v: Vec::new(),
+            sorted: true,
+        }),
+        3 => Box::new(Fixed::<3> {
+            v: Vec::new(),
+            sorted: true,
+        }),
+        4 => Box::new(Fixed::<4> {
+            v: Vec::new(),
+            sorted: true,
+        }),
+        5 => Box::new(Fixed::<5> {
+            v: Vec::new(),
+            sorted: true,
+        }),
+        _ => return None,
+    })
+}
+
+impl OwnBuild {
+    /// The own build of `index` on `heap`, when its key columns allow it.
+    ///
+    /// # Safety
+    /// `index` is an open btree index of `heap`, `info` its IndexInfo.
+    unsafe fn of(
+        heap: pg_sys::Relation,
+        index: pg_sys::Relation,
+        info: *mut pg_sys::IndexInfo,
+    ) -> Option<OwnBuild> {
+        // SAFETY: as the function's contract.
+        unsafe {
+            let nkeys = (*info).ii_NumIndexKeyAttrs as usize;
+            if (*info).ii_NumIndexAttrs as usize != nkeys {
+                return None;
+            }
+            let idesc = (*index).rd_att;
+            let mut cols = Vec::new();
+            // the leaf tuple's data follows its 8-byte header (no NULL bitmap)
+            let mut off = 8usize;
+            for k in 0..nkeys {
+                let attr = (*info).ii_IndexAttrNumbers[k] as usize - 1;
+                let typid = (*attribute(heap, attr)).atttypid;
+                let kind = match typid {
+                    pg_sys::INT2OID => KeyKind::Int(2),
+                    pg_sys::INT4OID | pg_sys::DATEOID => KeyKind::Int(4),
+                    pg_sys::INT8OID | pg_sys::TIMESTAMPOID | pg_sys::TIMESTAMPTZOID => {
+                        KeyKind::Int(8)
+                    }
+                    pg_sys::UUIDOID => KeyKind::Uuid,
+                    _ => return None,
+                };
+                // the type's default opclass (its family: integer_ops, datetime_ops,
+                // uuid_ops), ascending, NULLS LAST
+                let default = pg_sys::GetDefaultOpClass(typid, pg_sys::BTREE_AM_OID);
+                if *(*index).rd_indoption.add(k) != 0
+                    || default == pg_sys::InvalidOid
+                    || *(*index).rd_opfamily.add(k) != pg_sys::get_opclass_family(default)
+                    || *(*index).rd_opcintype.add(k) != typid
+                {
+                    return None;
+                }
+                let iatt = compat::tuple_desc_attr(idesc, k);
+                let align = match (*iatt).attalign as u8 {
+                    b's' => 2,
+                    b'i' => 4,
+                    b'd' => 8,
+                    _ => 1,
+                };
+                off = off.div_ceil(align) * align;
+                cols.push(KeyCol {
+                    attr,
+                    kind,
+                    offset: off,
+                });
+                off += (*iatt).attlen as usize;
+            }
+            let words: usize = cols.iter().map(|c| c.kind.words()).sum();
+            Some(OwnBuild {
+                cols,
+                words,
+                staged: Vec::new(),
+                entries: entries(words + 1)?,
+                usable: true,
+                tuple_size: maxalign(off),
+            })
+        }
+    }
+
+    /// Notes one row's key words (a NULL key ends the own build: the server's makes it).
+    ///
+    /// # Safety
+    /// `values` and `nulls` hold the row's attributes up to every key column.
+    #[inline]
+    unsafe fn stage(&mut self, values: &[pg_sys::Datum], nulls: &[bool]) {
+        if !self.usable {
+            return;
+        }
+        for c in &self.cols {
+            if nulls[c.attr] {
+                self.usable = false;
+                self.staged.clear();
+                return;
+            }
+            let v = values[c.attr];
+            match c.kind {
+                KeyKind::Int(_) => self.staged.push((v.value() as i64 as u64) ^ (1 << 63)),
+                KeyKind::Uuid => {
+                    // SAFETY: a uuid datum points to its 16 bytes.
+                    let b = unsafe { std::slice::from_raw_parts(v.cast_mut_ptr::<u8>(), 16) };
+                    self.staged
+                        .push(u64::from_be_bytes(b[..8].try_into().unwrap_or_default()));
+                    self.staged
+                        .push(u64::from_be_bytes(b[8..].try_into().unwrap_or_default()));
+                }
+            }
+        }
+    }
+
+    /// The staged rows' entries, with their TIDs, in batch order.
+    fn attach(&mut self, tids: &[u64]) {
+        if !self.usable {
+            return;
+        }
+        let mut e = [0u64; 5];
+        let w = self.words;
+        for (i, &tid) in tids.iter().enumerate() {
+            e[..w].copy_from_slice(&self.staged[i * w..(i + 1) * w]);
+            e[w] = tid;
+            self.entries.push(&e[..=w]);
+        }
+        self.staged.clear();
+    }
+
+    /// Leaf tuple `i` (after `sort`) into `buf` (`tuple_size` bytes).
+    fn form(&self, i: usize, buf: &mut [u8]) {
+        let e = self.entries.get(i);
+        buf.fill(0);
+        let tid = e[self.words];
+        let block = (tid >> 16) as u32;
+        buf[0..2].copy_from_slice(&((block >> 16) as u16).to_ne_bytes());
+        buf[2..4].copy_from_slice(&((block & 0xFFFF) as u16).to_ne_bytes());
+        buf[4..6].copy_from_slice(&((tid & 0xFFFF) as u16).to_ne_bytes());
+        buf[6..8].copy_from_slice(&(self.tuple_size as u16).to_ne_bytes());
+        let mut w = 0;
+        for c in &self.cols {
+            match c.kind {
+                KeyKind::Int(n) => {
+                    let v = (e[w] ^ (1 << 63)) as i64;
+                    // the value's own n bytes, in the server's byte order
+                    let bytes = v.to_ne_bytes();
+                    let low = if cfg!(target_endian = "big") {
+                        &bytes[8 - n..]
+                    } else {
+                        &bytes[..n]
+                    };
+                    buf[c.offset..c.offset + n].copy_from_slice(low);
+                    w += 1;
+                }
+                KeyKind::Uuid => {
+                    buf[c.offset..c.offset + 8].copy_from_slice(&e[w].to_be_bytes());
+                    buf[c.offset + 8..c.offset + 16].copy_from_slice(&e[w + 1].to_be_bytes());
+                    w += 2;
+                }
+            }
+        }
+    }
+}
+
+fn maxalign(n: usize) -> usize {
+    (n + 7) & !7
 }
 
 /// The keys of a unique index seen so far.
@@ -148,7 +413,13 @@ impl Deferred {
                 }
                 pgrx::debug1!("fastcopy: index \"{name}\" built at the end of the load");
                 let keys = (*info).ii_Unique.then(|| Keys::new(heap, info));
-                indexes.push(Index { pos, rel, keys });
+                let own = OwnBuild::of(heap, rel, info);
+                indexes.push(Index {
+                    pos,
+                    rel,
+                    keys,
+                    own,
+                });
             }
             if indexes.is_empty() {
                 return None;
@@ -158,8 +429,12 @@ impl Deferred {
             }
             let max_attnum = indexes
                 .iter()
-                .filter_map(|ix| ix.keys.as_ref())
-                .flat_map(|k| k.attrs.iter().map(|&a| a as i32 + 1))
+                .flat_map(|ix| {
+                    let unique = ix.keys.iter().flat_map(|k| k.attrs.iter().copied());
+                    let own = ix.own.iter().flat_map(|o| o.cols.iter().map(|c| c.attr));
+                    unique.chain(own).collect::<Vec<_>>()
+                })
+                .map(|a| a as i32 + 1)
                 .max()
                 .unwrap_or(0);
             let slot = pg_sys::MakeSingleTupleTableSlot(
@@ -178,9 +453,28 @@ impl Deferred {
         }
     }
 
-    /// Whether a unique index is among the deferred ones (a batch then needs its keys).
+    /// Whether a batch's rows' keys are needed: a unique index's, or an own-built one's.
     pub fn checks_keys(&self) -> bool {
         self.max_attnum > 0
+    }
+
+    /// After the batch's rows reached the heap: their TIDs, in batch order, complete the
+    /// entries of the own-built indexes.
+    pub fn attach_tids(&mut self, tids: impl Iterator<Item = pg_sys::ItemPointerData>) {
+        if !self.indexes.iter().any(|ix| ix.own.is_some()) {
+            return;
+        }
+        let packed: Vec<u64> = tids
+            .map(|t| {
+                let block = (u32::from(t.ip_blkid.bi_hi) << 16) | u32::from(t.ip_blkid.bi_lo);
+                (u64::from(block) << 16) | u64::from(t.ip_posid)
+            })
+            .collect();
+        for ix in &mut self.indexes {
+            if let Some(own) = ix.own.as_mut() {
+                own.attach(&packed);
+            }
+        }
     }
 
     /// Looks at the keys of one batch's tuples, in input order, before they reach the heap:
@@ -211,6 +505,10 @@ impl Deferred {
                 }
             };
             for ix in &mut self.indexes {
+                if let Some(own) = ix.own.as_mut() {
+                    // SAFETY: the values are the tuple's, of the heap's descriptor.
+                    unsafe { own.stage(values, nulls) };
+                }
                 let Some(keys) = ix.keys.as_mut() else {
                     continue;
                 };
@@ -222,8 +520,12 @@ impl Deferred {
             used = self
                 .indexes
                 .iter()
-                .filter_map(|ix| ix.keys.as_ref())
-                .map(Keys::bytes)
+                .map(|ix| {
+                    ix.keys.as_ref().map_or(0, Keys::bytes)
+                        + ix.own
+                            .as_ref()
+                            .map_or(0, |o| o.entries.bytes() + o.staged.capacity() * 8)
+                })
                 .sum::<usize>();
             if used > self.budget {
                 break;
@@ -248,8 +550,8 @@ impl Deferred {
         // SAFETY: as the function's contract.
         unsafe {
             pg_sys::ExecDropSingleTupleTableSlot(self.slot);
-            for ix in &self.indexes {
-                build(self.heap, ix.rel);
+            for ix in self.indexes {
+                build(self.heap, ix.rel, ix.own);
                 *(*self.rri).ri_IndexRelationDescs.add(ix.pos) = ix.rel;
             }
         }
@@ -410,7 +712,7 @@ unsafe fn key_bytes(
 /// `heap` is open and `a` one of its attributes.
 unsafe fn attribute(heap: pg_sys::Relation, a: usize) -> *const pg_sys::FormData_pg_attribute {
     // SAFETY: as the function's contract.
-    unsafe { (*(*heap).rd_att).attrs.as_ptr().add(a) }
+    unsafe { compat::tuple_desc_attr((*heap).rd_att, a) }
 }
 
 /// The table was created or truncated in this transaction (or is temporary), so no other
@@ -471,19 +773,43 @@ unsafe fn eligible(
 ///
 /// # Safety
 /// `index` is an open btree index of `heap`, both private to the transaction; backend thread.
-unsafe fn build(heap: pg_sys::Relation, index: pg_sys::Relation) {
+unsafe fn build(heap: pg_sys::Relation, index: pg_sys::Relation, own: Option<OwnBuild>) {
     // SAFETY: as the function's contract; the access method's functions are called through
     // the FFI guard, which turns an ERROR they raise into a Rust panic pgrx re-raises.
     unsafe {
+        let unique = (*(*index).rd_index).indisunique;
+        // fastcopy writes it when it has every row's entry and, for an index that may hold
+        // equal keys, none repeats (the server's build would make posting lists of them)
+        let own = own.filter(|o| o.usable).and_then(|mut o| {
+            let repeats = o.entries.sort();
+            (unique || !repeats).then_some(o)
+        });
+        let name =
+            std::ffi::CStr::from_ptr((*(*index).rd_rel).relname.data.as_ptr()).to_string_lossy();
         compat::transfer_predicate_locks(index);
         compat::set_new_file(index, (*(*index).rd_rel).relpersistence);
-        let info = pg_sys::BuildIndexInfo(index);
-        // workers to scan and sort, as REINDEX plans them (none for a temporary table)
-        (*info).ii_ParallelWorkers =
-            pg_sys::plan_create_index_workers((*heap).rd_id, (*index).rd_id);
         let am = (*index).rd_indam;
-        let ambuild = (*am).ambuild.expect("an index access method builds");
-        pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| ambuild(heap, index, info));
+        if let Some(o) = own {
+            pgrx::debug1!(
+                "fastcopy: index \"{name}\": {} entries written bottom-up",
+                o.entries.len()
+            );
+            let mut writer = BtreeWriter::new(index);
+            let mut buf = vec![0u8; o.tuple_size];
+            for i in 0..o.entries.len() {
+                o.form(i, &mut buf);
+                writer.add_leaf(&buf);
+            }
+            writer.finish(compat::btree_all_equal_image(index));
+        } else {
+            pgrx::debug1!("fastcopy: index \"{name}\": the server's build from the table");
+            let info = pg_sys::BuildIndexInfo(index);
+            // workers to scan and sort, as REINDEX plans them (none for a temporary table)
+            (*info).ii_ParallelWorkers =
+                pg_sys::plan_create_index_workers((*heap).rd_id, (*index).rd_id);
+            let ambuild = (*am).ambuild.expect("an index access method builds");
+            pgrx::pg_sys::ffi::pg_guard_ffi_boundary(|| ambuild(heap, index, info));
+        }
         if (*(*index).rd_rel).relpersistence as u8 == pg_sys::RELPERSISTENCE_UNLOGGED {
             compat::create_init_fork(index);
             let empty = (*am)

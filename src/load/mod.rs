@@ -11,6 +11,7 @@
 //! `fastcopy_core::stream`).
 
 mod batch;
+mod btree_writer;
 mod buffer;
 mod columns;
 mod common;
