@@ -8,6 +8,8 @@
 //! - whether bytes wait in the client's receive buffer (17 renamed `pq_buffer_has_data`):
 //!   `load/input/client.rs`;
 //! - the integer grammar (16's hex, octal, binary and underscores): `parse.rs`;
+//! - how a new index file is written (17's bulk writer, `smgrextend` and `log_newpage` on
+//!   15 and 16): `load/btree_writer.rs`;
 //! - `extend_method = fallocate`, refused on 15: `guc.rs`.
 //!
 //! Decided at run time by [`server_major`]: COPY's options per major (which exist, their

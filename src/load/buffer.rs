@@ -299,6 +299,9 @@ impl Buffer {
         if matches!(found, index_build::Batch::Deferred) {
             return;
         }
+        pgrx::debug1!(
+            "fastcopy: a key may repeat or the keys outgrew maintenance_work_mem: the indexes are built now, the rest of the load goes row by row"
+        );
         let d = self.deferred.take().expect("checked above");
         // SAFETY: the table holds the load's rows before this batch only.
         unsafe { d.finish() };

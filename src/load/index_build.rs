@@ -53,6 +53,8 @@ struct Index {
     rel: pg_sys::Relation,
     /// `None` for an index that is not unique.
     keys: Option<Keys>,
+    /// A unique own-built index's repeated-key check, on the words of its entries.
+    word_keys: Option<WordKeys>,
     /// The (key, TID) entries fastcopy writes the index from itself; `None` for an index the
     /// server's build makes from the table.
     own: Option<OwnBuild>,
@@ -109,11 +111,14 @@ trait Entries {
     /// ones have equal keys.
     fn sort(&mut self) -> bool;
     fn get(&self, i: usize) -> &[u64];
+    /// Two equal keys came one after the other while the entries were in order.
+    fn repeats(&self) -> bool;
 }
 
 struct Fixed<const N: usize> {
     v: Vec<[u64; N]>,
     sorted: bool,
+    repeats: bool,
 }
 
 impl<const N: usize> Entries for Fixed<N> {
@@ -121,8 +126,14 @@ impl<const N: usize> Entries for Fixed<N> {
     fn push(&mut self, entry: &[u64]) {
         let mut e = [0u64; N];
         e.copy_from_slice(entry);
-        if self.sorted && self.v.last().is_some_and(|l| *l > e) {
-            self.sorted = false;
+        if self.sorted
+            && let Some(l) = self.v.last()
+        {
+            if *l > e {
+                self.sorted = false;
+            } else if l[..N - 1] == e[..N - 1] {
+                self.repeats = true;
+            }
         }
         self.v.push(e);
     }
@@ -142,26 +153,24 @@ impl<const N: usize> Entries for Fixed<N> {
     fn get(&self, i: usize) -> &[u64] {
         &self.v[i]
     }
+    fn repeats(&self) -> bool {
+        self.repeats
+    }
 }
 
 fn entries(width: usize) -> Option<Box<dyn Entries>> {
+    fn fixed<const N: usize>() -> Box<dyn Entries> {
+        Box::new(Fixed::<N> {
+            v: Vec::new(),
+            sorted: true,
+            repeats: false,
+        })
+    }
     Some(match width {
-        2 => Box::new(Fixed::<2> {
-            v: Vec::new(),
-            sorted: true,
-        }),
-        3 => Box::new(Fixed::<3> {
-            v: Vec::new(),
-            sorted: true,
-        }),
-        4 => Box::new(Fixed::<4> {
-            v: Vec::new(),
-            sorted: true,
-        }),
-        5 => Box::new(Fixed::<5> {
-            v: Vec::new(),
-            sorted: true,
-        }),
+        2 => fixed::<2>(),
+        3 => fixed::<3>(),
+        4 => fixed::<4>(),
+        5 => fixed::<5>(),
         _ => return None,
     })
 }
@@ -235,20 +244,21 @@ impl OwnBuild {
         }
     }
 
-    /// Notes one row's key words (a NULL key ends the own build: the server's makes it).
+    /// Notes one row's key words; false when it has a NULL key, which ends the own build
+    /// (the server's makes the index).
     ///
     /// # Safety
     /// `values` and `nulls` hold the row's attributes up to every key column.
     #[inline]
-    unsafe fn stage(&mut self, values: &[pg_sys::Datum], nulls: &[bool]) {
-        if !self.usable {
-            return;
+    unsafe fn stage(&mut self, values: &[pg_sys::Datum], nulls: &[bool], unique: bool) -> bool {
+        // (a unique index's keys are staged for its check even without entries)
+        if !self.usable && !unique {
+            return true;
         }
         for c in &self.cols {
             if nulls[c.attr] {
-                self.usable = false;
-                self.staged.clear();
-                return;
+                self.give_up();
+                return false;
             }
             let v = values[c.attr];
             match c.kind {
@@ -263,11 +273,20 @@ impl OwnBuild {
                 }
             }
         }
+        true
+    }
+
+    /// No own build after all: the entries freed, the server's build makes the index.
+    fn give_up(&mut self) {
+        self.usable = false;
+        self.staged.clear();
+        self.entries = entries(self.words + 1).expect("the width was taken before");
     }
 
     /// The staged rows' entries, with their TIDs, in batch order.
-    fn attach(&mut self, tids: &[u64]) {
+    fn attach(&mut self, tids: &[u64], unique: bool) {
         if !self.usable {
+            self.staged.clear();
             return;
         }
         let mut e = [0u64; 5];
@@ -278,6 +297,10 @@ impl OwnBuild {
             self.entries.push(&e[..=w]);
         }
         self.staged.clear();
+        // equal keys in an index that is not unique: the server's build makes posting lists
+        if !unique && self.entries.repeats() {
+            self.give_up();
+        }
     }
 
     /// Leaf tuple `i` (after `sort`) into `buf` (`tuple_size` bytes).
@@ -363,6 +386,62 @@ impl Hasher for Mix {
     }
 }
 
+/// The repeated-key check of a unique index fastcopy writes itself, on its key words: while
+/// the keys ascend, the last one is all it needs (a key above it is new); at the first that
+/// does not, a set of the hashes of every key so far, then of each one after. A hash seen
+/// twice is taken as a repeat (rarely wrongly: the load then goes row by row).
+#[derive(Default)]
+struct WordKeys {
+    last: Vec<u64>,
+    set: Option<HashSet<u64, BuildHasherDefault<Mix>>>,
+}
+
+impl WordKeys {
+    /// Whether the key just staged in `own` repeats one before it (attached or staged);
+    /// `None` when that cannot be told: a key below the last after the entries were given up.
+    fn repeats(&mut self, own: &OwnBuild) -> Option<bool> {
+        let w = own.words;
+        let n = own.staged.len() / w;
+        let key = &own.staged[(n - 1) * w..];
+        if self.set.is_none() {
+            if self.last.is_empty() || key > &self.last[..] {
+                self.last.clear();
+                self.last.extend_from_slice(key);
+                return Some(false);
+            }
+            if key == &self.last[..] {
+                return Some(true);
+            }
+            if !own.usable {
+                return None;
+            }
+            // the first key below the last: every key so far into the set
+            let mut set = HashSet::default();
+            for i in 0..own.entries.len() {
+                set.insert(hash_words(&own.entries.get(i)[..w]));
+            }
+            for k in own.staged[..(n - 1) * w].chunks_exact(w) {
+                set.insert(hash_words(k));
+            }
+            self.set = Some(set);
+        }
+        let set = self.set.as_mut().expect("made above");
+        Some(!set.insert(hash_words(key)))
+    }
+
+    fn bytes(&self) -> usize {
+        self.set.as_ref().map_or(0, |s| s.capacity() * 16)
+    }
+}
+
+fn hash_words(words: &[u64]) -> u64 {
+    let mut h = std::hash::DefaultHasher::new();
+    for &w in words {
+        h.write_u64(w);
+    }
+    h.finish()
+}
+
 /// What [`Deferred::check_batch`] found.
 pub enum Batch {
     /// No key repeats: the batch's entries wait for the build.
@@ -412,12 +491,16 @@ impl Deferred {
                     continue;
                 }
                 pgrx::debug1!("fastcopy: index \"{name}\" built at the end of the load");
-                let keys = (*info).ii_Unique.then(|| Keys::new(heap, info));
                 let own = OwnBuild::of(heap, rel, info);
+                let unique = (*info).ii_Unique;
+                // a unique index fastcopy writes itself checks its keys on its entries
+                let keys = (unique && own.is_none()).then(|| Keys::new(heap, info));
+                let word_keys = (unique && own.is_some()).then(WordKeys::default);
                 indexes.push(Index {
                     pos,
                     rel,
                     keys,
+                    word_keys,
                     own,
                 });
             }
@@ -472,7 +555,7 @@ impl Deferred {
             .collect();
         for ix in &mut self.indexes {
             if let Some(own) = ix.own.as_mut() {
-                own.attach(&packed);
+                own.attach(&packed, ix.word_keys.is_some());
             }
         }
     }
@@ -487,7 +570,6 @@ impl Deferred {
         if !self.checks_keys() {
             return Batch::Deferred;
         }
-        let mut used = 0;
         for tuple in tuples {
             // SAFETY: as the function's contract; the slot is over the target's descriptor.
             unsafe {
@@ -507,7 +589,16 @@ impl Deferred {
             for ix in &mut self.indexes {
                 if let Some(own) = ix.own.as_mut() {
                     // SAFETY: the values are the tuple's, of the heap's descriptor.
-                    unsafe { own.stage(values, nulls) };
+                    let unique = ix.word_keys.is_some();
+                    let staged = unsafe { own.stage(values, nulls, unique) };
+                    if let Some(wk) = ix.word_keys.as_mut() {
+                        // (a NULL key of a unique index fastcopy writes: row by row, where
+                        // the server decides; also a key below the last once the entries
+                        // are gone)
+                        if !staged || wk.repeats(own) != Some(false) {
+                            return Batch::PerRow;
+                        }
+                    }
                 }
                 let Some(keys) = ix.keys.as_mut() else {
                     continue;
@@ -517,26 +608,44 @@ impl Deferred {
                     return Batch::PerRow;
                 }
             }
-            used = self
-                .indexes
-                .iter()
-                .map(|ix| {
-                    ix.keys.as_ref().map_or(0, Keys::bytes)
-                        + ix.own
-                            .as_ref()
-                            .map_or(0, |o| o.entries.bytes() + o.staged.capacity() * 8)
-                })
-                .sum::<usize>();
-            if used > self.budget {
-                break;
-            }
         }
         // SAFETY: the slot holds a tuple of the batch's memory; emptied before it is freed.
         unsafe { pg_sys::ExecClearTuple(self.slot) };
-        if used > self.budget {
-            return Batch::PerRow;
+        // over the budget: the largest set of entries goes first (its index then gets the
+        // server's build from the table); the load goes row by row only when the unique
+        // keys alone are over it
+        while self.bytes_used() > self.budget {
+            let largest = self
+                .indexes
+                .iter_mut()
+                .filter_map(|ix| ix.own.as_mut().filter(|o| o.usable))
+                .max_by_key(|o| o.entries.bytes());
+            match largest {
+                Some(o) => o.give_up(),
+                None => {
+                    pgrx::debug1!(
+                        "fastcopy: the keys of the load's unique indexes take {} bytes, over maintenance_work_mem",
+                        self.bytes_used()
+                    );
+                    return Batch::PerRow;
+                }
+            }
         }
         Batch::Deferred
+    }
+
+    /// Bytes the unique keys and the entries take.
+    fn bytes_used(&self) -> usize {
+        self.indexes
+            .iter()
+            .map(|ix| {
+                ix.keys.as_ref().map_or(0, Keys::bytes)
+                    + ix.word_keys.as_ref().map_or(0, WordKeys::bytes)
+                    + ix.own
+                        .as_ref()
+                        .map_or(0, |o| o.entries.bytes() + o.staged.capacity() * 8)
+            })
+            .sum()
     }
 
     /// Builds every deferred index from the table as it is now and puts the indexes back
