@@ -323,7 +323,7 @@ impl BtreeWriter {
             let leaf = level == 0;
             let size = maxalign(tuple.len());
             let (page, last_off) = (self.levels[level].page, self.levels[level].last_off);
-            let free = pg_sys::PageGetFreeSpace(page.cast());
+            let free = free_space(page);
             let keep = if leaf {
                 self.leaf_keep
             } else {
@@ -484,11 +484,12 @@ unsafe fn item<'a>(page: *mut u8, id: *const pg_sys::ItemIdData) -> &'a [u8] {
     }
 }
 
-/// Adds `tuple` at `off`; `first_downlink`: as the first item of an internal page, truncated
-/// to its downlink (no key attributes: minus infinity).
+/// Adds `tuple` as the page's next item, at `off`, as `PageAddItem` appends one (its line
+/// pointer after the last, its bytes below the lowest); `first_downlink`: as the first item
+/// of an internal page, truncated to its downlink (no key attributes: minus infinity).
 ///
 /// # Safety
-/// `page` has room for the tuple at `off` (checked by `add` before).
+/// `page` is a formatted page of this writer whose last line pointer is `off - 1`.
 unsafe fn add_item(page: *mut u8, tuple: &[u8], off: u16, first_downlink: bool) {
     let trunc;
     let bytes = if first_downlink {
@@ -497,12 +498,38 @@ unsafe fn add_item(page: *mut u8, tuple: &[u8], off: u16, first_downlink: bool) 
     } else {
         tuple
     };
+    // SAFETY: as the function's contract: the header's bounds say where the free space is,
+    // and the item goes inside it (checked).
+    unsafe {
+        let header = page.cast::<pg_sys::PageHeaderData>();
+        let (lower, upper) = ((*header).pd_lower as usize, (*header).pd_upper as usize);
+        let lp = size_of::<pg_sys::ItemIdData>();
+        let at = upper.wrapping_sub(maxalign(bytes.len()));
+        let next = (lower - size_of::<pg_sys::PageHeaderData>()) / lp + 1;
+        if next != off as usize || upper < maxalign(bytes.len()) || at < lower + lp {
+            pgrx::error!("fastcopy: failed to add an item to an index page");
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), page.add(at), bytes.len());
+        let id = &mut *item_id(page, off);
+        id.set_lp_off(at as u32);
+        id.set_lp_flags(pg_sys::LP_NORMAL);
+        id.set_lp_len(bytes.len() as u32);
+        (*header).pd_lower = (lower + lp) as u16;
+        (*header).pd_upper = at as u16;
+    }
+}
+
+/// `PageGetFreeSpace`: the room between the line pointers and the items, less one line
+/// pointer.
+///
+/// # Safety
+/// `page` is a formatted page.
+unsafe fn free_space(page: *mut u8) -> usize {
     // SAFETY: as the function's contract.
-    let at = unsafe {
-        pg_sys::PageAddItemExtended(page.cast(), bytes.as_ptr() as _, bytes.len(), off, 0)
-    };
-    if at != off {
-        pgrx::error!("fastcopy: failed to add an item to an index page");
+    unsafe {
+        let header = page.cast::<pg_sys::PageHeaderData>();
+        let space = ((*header).pd_upper as usize).saturating_sub((*header).pd_lower as usize);
+        space.saturating_sub(size_of::<pg_sys::ItemIdData>())
     }
 }
 

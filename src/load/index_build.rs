@@ -40,6 +40,11 @@ pub struct Deferred {
     indexes: Vec<Index>,
     /// A slot over the table's rows, where batch tuples are taken apart for their keys.
     slot: *mut pg_sys::TupleTableSlot,
+    /// Where the key attributes (and those before them) are in a tuple without NULLs when
+    /// all of them are fixed-width: read there, without the slot.
+    fixed: Option<Vec<FixedAttr>>,
+    values: Vec<pg_sys::Datum>,
+    nulls: Vec<bool>,
     /// The highest attribute number a unique index's key uses.
     max_attnum: i32,
     /// Bytes the kept keys may take (`maintenance_work_mem`).
@@ -529,6 +534,9 @@ impl Deferred {
                 heap,
                 indexes,
                 slot,
+                fixed: fixed_layout(heap, max_attnum as usize),
+                values: vec![pg_sys::Datum::from(0); max_attnum as usize],
+                nulls: vec![false; max_attnum as usize],
                 max_attnum,
                 budget: pg_sys::maintenance_work_mem as usize * 1024,
                 key: Vec::new(),
@@ -570,16 +578,18 @@ impl Deferred {
         if !self.checks_keys() {
             return Batch::Deferred;
         }
+        let n = self.max_attnum as usize;
         for tuple in tuples {
-            // SAFETY: as the function's contract; the slot is over the target's descriptor.
-            unsafe {
-                pg_sys::ExecStoreHeapTuple(tuple, self.slot, false);
-                pg_sys::slot_getsomeattrs(self.slot, self.max_attnum);
-            }
-            let (values, nulls) = {
-                // SAFETY: `slot_getsomeattrs` filled the first `max_attnum` values and flags.
+            // SAFETY: as the function's contract: a valid heap tuple of the target.
+            let direct = unsafe { self.read_fixed(tuple) };
+            let (values, nulls): (&[pg_sys::Datum], &[bool]) = if direct {
+                (&self.values, &self.nulls)
+            } else {
+                // SAFETY: as the function's contract; the slot is over the target's
+                // descriptor, and `slot_getsomeattrs` fills its first `n` values and flags.
                 unsafe {
-                    let n = self.max_attnum as usize;
+                    pg_sys::ExecStoreHeapTuple(tuple, self.slot, false);
+                    pg_sys::slot_getsomeattrs(self.slot, self.max_attnum);
                     (
                         std::slice::from_raw_parts((*self.slot).tts_values, n),
                         std::slice::from_raw_parts((*self.slot).tts_isnull, n),
@@ -632,6 +642,42 @@ impl Deferred {
             }
         }
         Batch::Deferred
+    }
+
+    /// The tuple's first attributes into `values` as `slot_getsomeattrs` would fetch them,
+    /// when the layout is fixed and the tuple has no NULL and every attribute; false (nothing
+    /// read) otherwise.
+    ///
+    /// # Safety
+    /// `tuple` is a valid heap tuple of the target.
+    #[inline]
+    unsafe fn read_fixed(&mut self, tuple: pg_sys::HeapTuple) -> bool {
+        let Some(layout) = &self.fixed else {
+            return false;
+        };
+        // SAFETY: as the function's contract: the header's fields, then the data at the
+        // offsets the descriptor gives every tuple without NULLs.
+        unsafe {
+            let t = (*tuple).t_data;
+            let natts = ((*t).t_infomask2 & pg_sys::HEAP_NATTS_MASK as u16) as usize;
+            if (*t).t_infomask & pg_sys::HEAP_HASNULL as u16 != 0 || natts < layout.len() {
+                return false;
+            }
+            let data = t.cast::<u8>().add((*t).t_hoff as usize);
+            for (i, a) in layout.iter().enumerate() {
+                let p = data.add(a.offset);
+                // fetch_att: a pass-by-value attribute's bytes as a (sign-extended) datum,
+                // any other a pointer to it
+                self.values[i] = match (a.byval, a.len) {
+                    (true, 1) => pg_sys::Datum::from(p.cast::<i8>().read() as i64),
+                    (true, 2) => pg_sys::Datum::from(p.cast::<i16>().read_unaligned() as i64),
+                    (true, 4) => pg_sys::Datum::from(p.cast::<i32>().read_unaligned() as i64),
+                    (true, 8) => pg_sys::Datum::from(p.cast::<i64>().read_unaligned()),
+                    _ => pg_sys::Datum::from(p),
+                };
+            }
+            true
+        }
     }
 
     /// Bytes the unique keys and the entries take.
@@ -813,6 +859,47 @@ unsafe fn key_bytes(
             key.extend_from_slice(s.to_bytes_with_nul());
         }
     }
+}
+
+/// Where one attribute is in a tuple whose attributes before it are all fixed-width.
+struct FixedAttr {
+    offset: usize,
+    len: usize,
+    byval: bool,
+}
+
+/// The offsets of the first `n` attributes of `heap`'s tuples without NULLs, when each of
+/// them is fixed-width (as `attcacheoff` gives them); `None` otherwise.
+///
+/// # Safety
+/// `heap` is open.
+unsafe fn fixed_layout(heap: pg_sys::Relation, n: usize) -> Option<Vec<FixedAttr>> {
+    let mut off = 0usize;
+    let mut layout = Vec::with_capacity(n);
+    for a in 0..n {
+        // SAFETY: as the function's contract; `a` is below natts (a key column's number).
+        let att = unsafe { &*attribute(heap, a) };
+        if att.attlen <= 0
+            || att.attisdropped
+            || (att.attbyval && ![1, 2, 4, 8].contains(&att.attlen))
+        {
+            return None;
+        }
+        let align = match att.attalign as u8 {
+            b's' => 2,
+            b'i' => 4,
+            b'd' => 8,
+            _ => 1,
+        };
+        off = off.div_ceil(align) * align;
+        layout.push(FixedAttr {
+            offset: off,
+            len: att.attlen as usize,
+            byval: att.attbyval,
+        });
+        off += att.attlen as usize;
+    }
+    Some(layout)
 }
 
 /// The attribute `a` (0-based) of `heap`'s descriptor.
