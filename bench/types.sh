@@ -218,21 +218,5 @@ done
   echo "![types]($(basename "$out" .md).svg)"
 } > "$out"
 # chart: one row per table, a bar per major (speed-up; the dashed line is 1×)
-awk -F'|' 'BEGIN { split("#2a7|#37c|#c73|#777", col, "|") }
-     { if (!($2 in row)) { row[$2] = n++; name[row[$2]] = $2 }
-       if (!($1 in maj)) { maj[$1] = k++; mname[maj[$1]] = $1 }
-       v[row[$2], maj[$1]] = $3 + 0; if ($3 + 0 > max) max = $3 + 0 }
-     END { bar = 9; gap = 8; left = 150; w = 640; top = 50
-           h = top + n * (k * bar + gap) + 30; scale = (w - left - 60) / (max < 1 ? 1 : max)
-           print "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" w "\" height=\"" h "\" font-family=\"sans-serif\" font-size=\"11\">"
-           print "<text x=\"10\" y=\"18\" font-size=\"14\">fastcopy.load speed-up over COPY by table (median of rounds)</text>"
-           for (j = 0; j < k; j++) printf "<rect x=\"%d\" y=\"28\" width=\"10\" height=\"10\" fill=\"%s\"/><text x=\"%d\" y=\"37\">PostgreSQL %s</text>\n", 10 + j * 120, col[j + 1], 24 + j * 120, mname[j]
-           for (i = 0; i < n; i++) { y = top + i * (k * bar + gap)
-             printf "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">%s</text>\n", left - 6, y + k * bar / 2 + 4, name[i]
-             for (j = 0; j < k; j++) if ((i, j) in v) {
-               printf "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"%s\"/>\n", left, y + j * bar, v[i, j] * scale, bar - 1, col[j + 1]
-               printf "<text x=\"%.1f\" y=\"%d\" font-size=\"9\">%.2f</text>\n", left + v[i, j] * scale + 3, y + j * bar + bar - 1, v[i, j] } }
-           printf "<line x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"#000\" stroke-dasharray=\"4 3\"/>\n", left + scale, left + scale, top - 4, h - 20
-           printf "<text x=\"%.1f\" y=\"%d\">1×</text>\n", left + scale - 6, h - 6
-           print "</svg>" }' "$tmp.svgdata" > "${out%.md}.svg"
+speedup_chart "fastcopy.load speed-up over COPY by table (median of rounds)" "$tmp.svgdata" "${out%.md}.svg"
 rm -f "$tmp" "$tmp.svgdata"
