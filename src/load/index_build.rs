@@ -223,7 +223,7 @@ impl OwnBuild {
                     return None;
                 }
                 let iatt = compat::tuple_desc_attr(idesc, k);
-                let align = match (*iatt).attalign as u8 {
+                let align = match iatt.attalign as u8 {
                     b's' => 2,
                     b'i' => 4,
                     b'd' => 8,
@@ -235,7 +235,7 @@ impl OwnBuild {
                     kind,
                     offset: off,
                 });
-                off += (*iatt).attlen as usize;
+                off += iatt.attlen as usize;
             }
             let words: usize = cols.iter().map(|c| c.kind.words()).sum();
             Some(OwnBuild {
@@ -598,8 +598,8 @@ impl Deferred {
             };
             for ix in &mut self.indexes {
                 if let Some(own) = ix.own.as_mut() {
-                    // SAFETY: the values are the tuple's, of the heap's descriptor.
                     let unique = ix.word_keys.is_some();
+                    // SAFETY: the values are the tuple's, of the heap's descriptor.
                     let staged = unsafe { own.stage(values, nulls, unique) };
                     if let Some(wk) = ix.word_keys.as_mut() {
                         // (a NULL key of a unique index fastcopy writes: row by row, where
