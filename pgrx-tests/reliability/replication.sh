@@ -59,6 +59,8 @@ COPY (SELECT g, (SELECT string_agg(md5((g * 1000 + i)::text), '') FROM generate_
       FROM generate_series(1, 2000) g) TO '$(f toast)';
 COPY (SELECT CASE WHEN g % 1000 = 7 THEN 'bad' || g ELSE g::text END, g % 1009, 'r' || g
       FROM generate_series(1, $rows) g) TO '$(f bad)';
+COPY (SELECT g, (g * 7919) % 100003, 'row ' || (g % 977), md5(g::text)::uuid
+      FROM generate_series(1, $rows) g) TO '$(f built)';
 SQL
 as_owner "$bindir/pg_basebackup" -D "$standby" -R -X stream -c fast -h "$FASTCOPY_RUN" -p "54$m" -U postgres \
   || { echo "FAIL pg_basebackup of the standby"; exit 1; }
@@ -91,6 +93,11 @@ done
 psql -c "CREATE INDEX ON rp_server (b)" >/dev/null
 load rp_freeze "$def" "SET fastcopy.extend_strategy = fixed" \
   "BEGIN; TRUNCATE rp_freeze; SELECT fastcopy.load('rp_freeze', '$(f rows)', freeze => true); COMMIT"
+# indexes built at the end of a load into a table truncated in its transaction: written by
+# fastcopy (the int primary key, the uuid index) and by the server's build (the text index)
+load rp_built "(a int PRIMARY KEY, b int, c text, u uuid UNIQUE)" "SELECT 1" \
+  "BEGIN; TRUNCATE rp_built; CREATE INDEX ON rp_built (c); CREATE INDEX ON rp_built (b, a);
+   SELECT fastcopy.load('rp_built', '$(f built)'); COMMIT"
 load rp_part "(a int, b int, c text) PARTITION BY HASH (a)" "SELECT 1" \
   "CREATE TABLE rp_part_0 PARTITION OF rp_part FOR VALUES WITH (MODULUS 3, REMAINDER 0);
    CREATE TABLE rp_part_1 PARTITION OF rp_part FOR VALUES WITH (MODULUS 3, REMAINDER 1);

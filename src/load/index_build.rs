@@ -993,6 +993,9 @@ unsafe fn build(heap: pg_sys::Relation, index: pg_sys::Relation, own: Option<Own
             let mut writer = BtreeWriter::new(index);
             let mut buf = vec![0u8; o.tuple_size];
             for i in 0..o.entries.len() {
+                if i % 65536 == 0 {
+                    pgrx::check_for_interrupts!();
+                }
                 o.form(i, &mut buf);
                 writer.add_leaf(&buf);
             }
