@@ -223,13 +223,7 @@ impl OwnBuild {
                     return None;
                 }
                 let iatt = compat::tuple_desc_attr(idesc, k);
-                let align = match iatt.attalign as u8 {
-                    b's' => 2,
-                    b'i' => 4,
-                    b'd' => 8,
-                    _ => 1,
-                };
-                off = off.div_ceil(align) * align;
+                off = align_to(off, iatt.attalign);
                 cols.push(KeyCol {
                     attr,
                     kind,
@@ -341,6 +335,17 @@ impl OwnBuild {
             }
         }
     }
+}
+
+/// `off` rounded up to an attribute's alignment (`att_align_nominal`: 'c', 's', 'i', 'd').
+fn align_to(off: usize, attalign: std::ffi::c_char) -> usize {
+    let align = match attalign as u8 {
+        b's' => 2,
+        b'i' => 4,
+        b'd' => 8,
+        _ => 1,
+    };
+    off.div_ceil(align) * align
 }
 
 fn maxalign(n: usize) -> usize {
@@ -885,13 +890,7 @@ unsafe fn fixed_layout(heap: pg_sys::Relation, n: usize) -> Option<Vec<FixedAttr
         {
             return None;
         }
-        let align = match att.attalign as u8 {
-            b's' => 2,
-            b'i' => 4,
-            b'd' => 8,
-            _ => 1,
-        };
-        off = off.div_ceil(align) * align;
+        off = align_to(off, att.attalign);
         layout.push(FixedAttr {
             offset: off,
             len: att.attlen as usize,
