@@ -208,6 +208,10 @@ same_ok "descending and NULLS FIRST columns, INCLUDE, a non-default opclass: the
   "BEGIN; CREATE TABLE @w2 (a int, b bigint, c text, d date, e timestamptz, u uuid, f int);
    CREATE UNIQUE INDEX ON @w2 (a DESC); CREATE INDEX ON @w2 (b NULLS FIRST); CREATE UNIQUE INDEX ON @w2 (u) INCLUDE (f);
    CREATE INDEX ON @w2 (c text_pattern_ops); COPY @w2 FROM '$(f wide)'; COMMIT;" w2
+same_ok "partial, expression, hash and GIN indexes (row by row) beside ones built at the end" "t14=20000" \
+  "BEGIN; CREATE TABLE @t14 (a int PRIMARY KEY, b int, c text); CREATE INDEX ON @t14 (b) WHERE b % 2 = 0;
+   CREATE INDEX ON @t14 (lower(c)); CREATE INDEX ON @t14 USING hash (c); CREATE INDEX ON @t14 USING gin (to_tsvector('simple', c));
+   COPY @t14 FROM '$(f rnd)'; COMMIT;" t14
 same_ok "FREEZE" "t8=20000" \
   "BEGIN; CREATE TABLE @t8 (a int PRIMARY KEY, b int, c text); COPY @t8 FROM '$(f asc)' WITH (FREEZE); COMMIT;" t8
 same_ok "two loads in one transaction (the second per row)" "t9=20000" \
