@@ -143,7 +143,9 @@ impl<const N: usize> Entries for Fixed<N> {
         self.v.push(e);
     }
     fn bytes(&self) -> usize {
-        self.v.capacity() * N * 8
+        // the entries written (a vector's room beyond them is address space the process has
+        // not touched yet)
+        self.v.len() * N * 8
     }
     fn len(&self) -> usize {
         self.v.len()
@@ -440,8 +442,14 @@ impl WordKeys {
     }
 
     fn bytes(&self) -> usize {
-        self.set.as_ref().map_or(0, |s| s.capacity() * 16)
+        self.set.as_ref().map_or(0, set_bytes)
     }
+}
+
+/// What a set of 8-byte keys allocates: a slot and a control byte for each of its buckets,
+/// about 8 for 7 of its capacity (every page of it touched, as keys land anywhere).
+fn set_bytes<T>(set: &HashSet<T, BuildHasherDefault<Mix>>) -> usize {
+    set.capacity() * 9 * 8 / 7
 }
 
 fn hash_words(words: &[u64]) -> u64 {
@@ -626,15 +634,20 @@ impl Deferred {
         }
         // SAFETY: the slot holds a tuple of the batch's memory; emptied before it is freed.
         unsafe { pg_sys::ExecClearTuple(self.slot) };
-        // over the budget: the largest set of entries goes first (its index then gets the
-        // server's build from the table); the load goes row by row only when the unique
-        // keys alone are over it
+        // over the budget: entries go, those of indexes that are not unique first (equal keys
+        // may yet end their own build), the largest first (the index then gets the server's
+        // build from the table); the load goes row by row only when the unique keys alone
+        // are over it
         while self.bytes_used() > self.budget {
             let largest = self
                 .indexes
                 .iter_mut()
-                .filter_map(|ix| ix.own.as_mut().filter(|o| o.usable))
-                .max_by_key(|o| o.entries.bytes());
+                .filter(|ix| ix.own.as_ref().is_some_and(|o| o.usable))
+                .max_by_key(|ix| {
+                    let bytes = ix.own.as_ref().map_or(0, |o| o.entries.bytes());
+                    (ix.word_keys.is_none(), bytes)
+                })
+                .and_then(|ix| ix.own.as_mut());
             match largest {
                 Some(o) => o.give_up(),
                 None => {
@@ -694,7 +707,7 @@ impl Deferred {
                     + ix.word_keys.as_ref().map_or(0, WordKeys::bytes)
                     + ix.own
                         .as_ref()
-                        .map_or(0, |o| o.entries.bytes() + o.staged.capacity() * 8)
+                        .map_or(0, |o| o.entries.bytes() + o.staged.len() * 8)
             })
             .sum()
     }
@@ -767,8 +780,8 @@ impl Keys {
         match &self.seen {
             Seen::Word {
                 ascending, others, ..
-            } => ascending.capacity() * 8 + others.capacity() * 16,
-            Seen::Hashed(set) => set.capacity() * 16,
+            } => ascending.len() * 8 + set_bytes(others),
+            Seen::Hashed(set) => set_bytes(set),
         }
     }
 
