@@ -176,6 +176,25 @@ pub unsafe fn set_new_file(rel: pg_sys::Relation, persistence: std::ffi::c_char)
     }
 }
 
+/// A full-page WAL record of `page` as block `blkno` of `rel`'s main fork (`log_newpage`,
+/// which takes the relfilenode on 15, the relfilelocator on 16+), setting the page's LSN.
+///
+/// 15 and 16 only: 17+'s bulk writer logs the pages it writes.
+///
+/// # Safety
+/// `rel` is open; `page` is a standard page of BLCKSZ bytes; backend thread.
+#[cfg(not(any(feature = "pg17", feature = "pg18")))]
+pub unsafe fn log_new_page(rel: pg_sys::Relation, blkno: pg_sys::BlockNumber, page: pg_sys::Page) {
+    // SAFETY: as the function's contract.
+    unsafe {
+        #[cfg(feature = "pg15")]
+        let locator = &raw mut (*rel).rd_node;
+        #[cfg(not(feature = "pg15"))]
+        let locator = &raw mut (*rel).rd_locator;
+        pg_sys::log_newpage(locator, pg_sys::ForkNumber::MAIN_FORKNUM, blkno, page, true);
+    }
+}
+
 /// Creates the init fork of the unlogged `rel` and logs its creation, as `index_build` does
 /// before the access method writes the empty index into it.
 ///

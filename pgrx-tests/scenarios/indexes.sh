@@ -54,18 +54,22 @@ same_err() {
         '[ "$(code "$ce")" = "$st" ] && [ "$fe" = "$ce" ] && [ "$r" = "$want" ]' \
         "copy: $ce | fastcopy: $fe | want: $st, $want"
 }
+# indexes_said SED-EXPRESSION SQL: the index names (without f_, sorted) that the DEBUG1 lines of
+# fastcopy's load in SQL (f_ side) name as SED-EXPRESSION picks them; the transaction is
+# rolled back
+indexes_said() {
+  psql -v ON_ERROR_STOP=0 <<<"$F SET client_min_messages = debug1; BEGIN; ${2//@/f_}; ROLLBACK;" 2>&1 \
+    | sed -n "$1" | sort | tr '\n' ' '
+}
 # written LABEL WANT SQL: the indexes fastcopy writes itself from the load's entries (the
-# rest the server builds from the table), as `built`
+# rest the server builds from the table)
 written() {
-  local r want=$2; r=$(psql -v ON_ERROR_STOP=0 <<<"$F SET client_min_messages = debug1; BEGIN; ${3//@/f_}; ROLLBACK;" 2>&1 \
-    | sed -n 's/.*fastcopy: index "f_\([a-z0-9_]*\)": [0-9]* entries written bottom-up.*/\1/p' | sort | tr '\n' ' ')
+  local r want=$2; r=$(indexes_said 's/.*fastcopy: index "f_\([a-z0-9_]*\)": [0-9]* entries written bottom-up.*/\1/p' "$3")
   check "$1: written by fastcopy: [${r% }]" '[ "${r% }" = "$want" ]'
 }
-# built LABEL WANT SQL: the indexes fastcopy's load in SQL (f_ side) builds at the end, as
-# "name name ..." (sorted), from its DEBUG1 lines; the transaction is rolled back
+# built LABEL WANT SQL: the indexes fastcopy's load builds at the end, as "name name ..."
 built() {
-  local r want=$2; r=$(psql -v ON_ERROR_STOP=0 <<<"$F SET client_min_messages = debug1; BEGIN; ${3//@/f_}; ROLLBACK;" 2>&1 \
-    | sed -n 's/.*fastcopy: index "f_\([a-z0-9_]*\)" built at the end of the load.*/\1/p' | sort | tr '\n' ' ')
+  local r want=$2; r=$(indexes_said 's/.*fastcopy: index "f_\([a-z0-9_]*\)" built at the end of the load.*/\1/p' "$3")
   check "$1: built at the end: [${r% }]" '[ "${r% }" = "$want" ]'
 }
 

@@ -22,6 +22,7 @@
 //! page logged by `log_newpage` when the index needs WAL, and an immediate sync at the end
 //! then (a checkpoint between a page's record and its write would otherwise lose it).
 
+use super::heap_layout::maxalign;
 use pgrx::pg_sys;
 use std::ffi::c_void;
 
@@ -149,17 +150,7 @@ impl Sink {
             {
                 let smgr = pg_sys::RelationGetSmgr(self.index);
                 if self.wal {
-                    #[cfg(feature = "pg15")]
-                    let locator = &raw mut (*self.index).rd_node;
-                    #[cfg(feature = "pg16")]
-                    let locator = &raw mut (*self.index).rd_locator;
-                    pg_sys::log_newpage(
-                        locator,
-                        pg_sys::ForkNumber::MAIN_FORKNUM,
-                        blkno,
-                        page.cast(),
-                        true,
-                    );
+                    crate::compat::log_new_page(self.index, blkno, page.cast());
                 }
                 // blocks allocated earlier and written later (the levels above, the
                 // metapage): zeros until then
@@ -536,9 +527,9 @@ unsafe fn free_space(page: *mut u8) -> usize {
 /// A pivot tuple with no key attributes (`t_info` its bare size and the pivot bit, the key
 /// count 0 in its TID's offset), pointing to block `downlink`.
 fn minus_infinity(downlink: pg_sys::BlockNumber) -> Vec<u8> {
+    // (the TID's offset, the key count, stays 0)
     let mut t = vec![0u8; 8];
     set_downlink(&mut t, downlink);
-    t[4..6].copy_from_slice(&0u16.to_ne_bytes());
     t[6..8].copy_from_slice(&(8 | INDEX_ALT_TID_MASK).to_ne_bytes());
     t
 }
@@ -577,8 +568,4 @@ unsafe fn slide_left(page: *mut u8) {
         std::ptr::copy(first.add(1), first, n - 1);
         (*header).pd_lower -= lp as u16;
     }
-}
-
-fn maxalign(n: usize) -> usize {
-    (n + 7) & !7
 }

@@ -26,6 +26,7 @@
 //! `pg_class.relfilenode` changes, as REINDEX's does); the table's statistics are untouched.
 
 use super::btree_writer::BtreeWriter;
+use super::heap_layout::maxalign;
 use crate::compat;
 use crate::guc;
 use pgrx::pg_sys;
@@ -204,7 +205,7 @@ impl OwnBuild {
             let mut off = 8usize;
             for k in 0..nkeys {
                 let attr = (*info).ii_IndexAttrNumbers[k] as usize - 1;
-                let typid = (*attribute(heap, attr)).atttypid;
+                let typid = attribute(heap, attr).atttypid;
                 let kind = match typid {
                     pg_sys::INT2OID => KeyKind::Int(2),
                     pg_sys::INT4OID | pg_sys::DATEOID => KeyKind::Int(4),
@@ -348,10 +349,6 @@ fn align_to(off: usize, attalign: std::ffi::c_char) -> usize {
         _ => 1,
     };
     off.div_ceil(align) * align
-}
-
-fn maxalign(n: usize) -> usize {
-    (n + 7) & !7
 }
 
 /// The keys of a unique index seen so far.
@@ -755,10 +752,7 @@ impl Keys {
             let attrs: Vec<usize> = (0..nkeys)
                 .map(|k| (*info).ii_IndexAttrNumbers[k] as usize - 1)
                 .collect();
-            let word = attrs.len() == 1 && {
-                let att = attribute(heap, attrs[0]);
-                (*att).attbyval
-            };
+            let word = attrs.len() == 1 && attribute(heap, attrs[0]).attbyval;
             Keys {
                 attrs,
                 nulls_equal: (*info).ii_NullsNotDistinct,
@@ -857,8 +851,8 @@ unsafe fn key_bytes(
     // `value` is.
     unsafe {
         let att = attribute(heap, a);
-        let len = (*att).attlen;
-        if (*att).attbyval {
+        let len = att.attlen;
+        if att.attbyval {
             key.extend_from_slice(&value.value().to_ne_bytes());
         } else if len > 0 {
             let p = value.cast_mut_ptr::<u8>();
@@ -896,7 +890,7 @@ unsafe fn fixed_layout(heap: pg_sys::Relation, n: usize) -> Option<Vec<FixedAttr
     let mut layout = Vec::with_capacity(n);
     for a in 0..n {
         // SAFETY: as the function's contract; `a` is below natts (a key column's number).
-        let att = unsafe { &*attribute(heap, a) };
+        let att = unsafe { attribute(heap, a) };
         if att.attlen <= 0
             || att.attisdropped
             || (att.attbyval && ![1, 2, 4, 8].contains(&att.attlen))
@@ -918,7 +912,7 @@ unsafe fn fixed_layout(heap: pg_sys::Relation, n: usize) -> Option<Vec<FixedAttr
 ///
 /// # Safety
 /// `heap` is open and `a` one of its attributes.
-unsafe fn attribute(heap: pg_sys::Relation, a: usize) -> *const pg_sys::FormData_pg_attribute {
+unsafe fn attribute<'a>(heap: pg_sys::Relation, a: usize) -> &'a pg_sys::FormData_pg_attribute {
     // SAFETY: as the function's contract.
     unsafe { compat::tuple_desc_attr((*heap).rd_att, a) }
 }
